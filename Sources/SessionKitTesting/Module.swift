@@ -1,0 +1,2 @@
+/// Module marker; replaced as the module grows.
+enum SessionKitTestingModule {}
