@@ -1,0 +1,66 @@
+import Foundation
+
+extension Credentials: Codable {
+    /// The version of the encoded form that this SessionKit writes. Decoding refuses newer versions.
+    public static let schemaVersion = 1
+
+    private enum CodingKeys: String, CodingKey {
+        case version
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case idToken = "id_token"
+        case refreshToken = "refresh_token"
+        case expiresAt = "expires_at"
+        case scope
+        case issuedTokenType = "issued_token_type"
+        case receivedAt = "received_at"
+        case additionalParameters = "additional_parameters"
+    }
+
+    /// Decodes credentials written by this or an earlier version of SessionKit.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the data was written by a newer version.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .version)
+        guard (1...Self.schemaVersion).contains(version) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version,
+                in: container,
+                debugDescription: "credentials schema version \(version) is not supported by this SessionKit "
+                    + "(it reads 1...\(Self.schemaVersion)); upgrade SessionKit or sign in again"
+            )
+        }
+        self.init(
+            accessToken: try container.decode(Secret.self, forKey: .accessToken),
+            tokenType: try container.decode(String.self, forKey: .tokenType),
+            idToken: try container.decodeIfPresent(Secret.self, forKey: .idToken),
+            refreshToken: try container.decodeIfPresent(Secret.self, forKey: .refreshToken),
+            expiresAt: try container.decodeIfPresent(Double.self, forKey: .expiresAt)
+                .map(Date.init(timeIntervalSince1970:)),
+            scope: try container.decodeIfPresent(String.self, forKey: .scope),
+            issuedTokenType: try container.decodeIfPresent(String.self, forKey: .issuedTokenType),
+            receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)),
+            additionalParameters: try container.decodeIfPresent([String: JSONValue].self, forKey: .additionalParameters)
+                ?? [:]
+        )
+    }
+
+    /// Encodes the credentials, tokens included, with ``schemaVersion``. Write the result only to a
+    /// secure store.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.schemaVersion, forKey: .version)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encodeIfPresent(idToken, forKey: .idToken)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encodeIfPresent(expiresAt?.timeIntervalSince1970, forKey: .expiresAt)
+        try container.encodeIfPresent(scope, forKey: .scope)
+        try container.encodeIfPresent(issuedTokenType, forKey: .issuedTokenType)
+        try container.encode(receivedAt.timeIntervalSince1970, forKey: .receivedAt)
+        if !additionalParameters.isEmpty {
+            try container.encode(additionalParameters, forKey: .additionalParameters)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+public import Foundation
+
+extension JWT {
+    /// The issuer (`iss`).
+    public var issuer: String? { claims["iss"]?.stringValue }
+    /// The subject (`sub`): the user's id at the issuer.
+    public var subject: String? { claims["sub"]?.stringValue }
+    /// The audiences (`aud`), whether the token carries one string or an array.
+    public var audience: [String] { self["aud"].stringArray ?? [] }
+    /// The expiry (`exp`).
+    public var expiresAt: Date? { self["exp"].date }
+    /// When the token was issued (`iat`).
+    public var issuedAt: Date? { self["iat"].date }
+    /// The time before which the token must not be accepted (`nbf`).
+    public var notBefore: Date? { self["nbf"].date }
+    /// The token's unique id (`jti`).
+    public var identifier: String? { claims["jti"]?.stringValue }
+    /// The nonce the client sent with the authorization request (`nonce`).
+    public var nonce: String? { claims["nonce"]?.stringValue }
+    /// The client the token was issued to (`azp`).
+    public var authorizedParty: String? { claims["azp"]?.stringValue }
+    /// When the user last authenticated (`auth_time`).
+    public var authenticationTime: Date? { self["auth_time"].date }
+    /// The granted scopes (`scope`, space-separated), split.
+    public var scopes: [String] { claims["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [] }
+    /// The user's full name (`name`).
+    public var name: String? { claims["name"]?.stringValue }
+    /// The user's nickname (`nickname`).
+    public var nickname: String? { claims["nickname"]?.stringValue }
+    /// The user's email address (`email`).
+    public var email: String? { claims["email"]?.stringValue }
+    /// Whether the email address was verified (`email_verified`).
+    public var emailVerified: Bool? { claims["email_verified"]?.boolValue }
+    /// The URL of the user's picture (`picture`).
+    public var picture: URL? { claims["picture"]?.stringValue.flatMap(URL.init(string:)) }
+
+    /// Registered claims that must have a given JSON type (RFC 7519 §4.1, OIDC Core §2).
+    private static let stringClaims = ["iss", "sub", "jti", "nonce", "azp", "scope"]
+    private static let dateClaims = ["exp", "iat", "nbf", "auth_time"]
+
+    static func checkRegisteredClaims(_ claims: [String: JSONValue]) throws(JWTDecodingError) {
+        for name in stringClaims {
+            if let value = claims[name], value.stringValue == nil {
+                throw JWTDecodingError(
+                    part: .payload, reason: "claim '\(name)' is a \(value.typeName); it must be a string")
+            }
+        }
+        for name in dateClaims {
+            if let value = claims[name], value.doubleValue?.isFinite != true {
+                throw JWTDecodingError(
+                    part: .payload,
+                    reason:
+                        "claim '\(name)' is a \(value.typeName); it must be a number of seconds since 1970 (NumericDate)"
+                )
+            }
+        }
+        if let aud = claims["aud"], Claim(name: "aud", value: aud).stringArray == nil {
+            throw JWTDecodingError(
+                part: .payload,
+                reason: "claim 'aud' is a \(aud.typeName); it must be a string or an array of strings"
+            )
+        }
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// One authorization-code request with PKCE: the URL to open in the browser, and what the callback and
+/// the code exchange must match. Keep it until the callback arrives; use it once.
+public struct AuthorizationRequest: Sendable, CustomStringConvertible {
+    /// The URL to open in the user's browser.
+    public let url: URL
+    /// The redirect URI the provider will send the user back to.
+    public let redirectURI: URL
+    /// The `state` value the callback must carry back.
+    public let state: String
+    /// The `nonce` the ID token must carry.
+    public let nonce: String
+    /// The PKCE code verifier, sent only with the code exchange.
+    public let codeVerifier: Secret
+    /// The requested scope.
+    public let scope: String
+    /// The `max_age` sent, if any.
+    public let maxAge: TimeInterval?
+
+    /// The URL and redirect URI; never the verifier.
+    public var description: String {
+        "AuthorizationRequest(url: \(url.absoluteString), redirect_uri: \(redirectURI.absoluteString))"
+    }
+
+    /// Reads the authorization code from the callback URL after checking its `state`.
+    ///
+    /// - Throws: ``SessionKitError/Code/validationFailed`` (``ValidationCheck/state``) when `state`
+    ///   differs, and ``SessionKitError/Code/providerError`` when the callback carries an OAuth
+    ///   error such as `access_denied` or `login_required`.
+    public func code(fromCallback callback: URL) throws(SessionKitError) -> Secret {
+        let items = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard value("state") == state else {
+            throw SessionKitError(
+                code: .validationFailed,
+                message: "the callback's state does not match the request's; it may be forged, so it was refused",
+                failedCheck: .state
+            )
+        }
+        if let error = value("error") {
+            throw SessionKitError(
+                code: .providerError,
+                message: "the provider did not authorize the sign-in (\(error))",
+                oauthError: error,
+                oauthErrorDescription: value("error_description")
+            )
+        }
+        guard let code = value("code"), !code.isEmpty else {
+            throw SessionKitError(code: .invalidResponse, message: "the callback carries neither a code nor an error")
+        }
+        return Secret(code)
+    }
+}

@@ -1,0 +1,91 @@
+public import Foundation
+
+/// A device-authorization grant in progress (RFC 8628): what to show the user, and what polling needs.
+public struct DeviceAuthorization: Sendable, CustomStringConvertible {
+    /// The code the user types at ``verificationURI``.
+    public let userCode: String
+    /// Where the user goes to enter the code.
+    public let verificationURI: URL
+    /// A URL that carries the code already, for a QR code or a link.
+    public let verificationURIComplete: URL?
+    /// When the device code expires.
+    public let expiresAt: Date
+    /// The seconds to wait between polls, as the provider asked.
+    public let interval: TimeInterval
+    /// The device code, sent only when polling.
+    let deviceCode: Secret
+    /// The scope requested, to check for `openid`.
+    let scope: String
+
+    /// What to show the user; never the device code.
+    public var description: String {
+        "DeviceAuthorization(user_code: \(userCode), verification_uri: \(verificationURI.absoluteString))"
+    }
+}
+
+extension ProviderClient {
+    /// Starts a device-authorization grant: show the user ``DeviceAuthorization/userCode`` and
+    /// ``DeviceAuthorization/verificationURI``, then call ``pollDeviceAuthorization(_:)``.
+    public func startDeviceAuthorization(scope: String? = nil, audience: String? = nil) async throws(SessionKitError)
+        -> DeviceAuthorization
+    {
+        let url = try await metadata().endpoint(
+            \.deviceAuthorizationEndpoint, named: "device-authorization", override: "deviceAuthorization"
+        )
+        let response = try await postForm(
+            scopeParameters(scope: scope, audience: audience), to: url, endpoint: "device-authorization endpoint"
+        )
+        guard response.status == 200 else { throw providerFailure(response, endpoint: "device-authorization endpoint") }
+        guard let object = (try? JSONValue(parsing: response.body))?.objectValue,
+            let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
+            let uri = (object["verification_uri"] ?? object["verification_url"])?.stringValue.flatMap(
+                URL.init(string:)),
+            let expiresIn = object["expires_in"]?.doubleValue, expiresIn > 0
+        else {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message: "the device-authorization answer lacks device_code, user_code, verification_uri or expires_in"
+            )
+        }
+        return DeviceAuthorization(
+            userCode: userCode,
+            verificationURI: uri,
+            verificationURIComplete: object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
+            expiresAt: clock.now().addingTimeInterval(expiresIn),
+            interval: max(object["interval"]?.doubleValue ?? 5, 0),
+            deviceCode: Secret(deviceCode),
+            scope: scope ?? configuration.scope
+        )
+    }
+
+    /// Polls until the user approves or denies, honouring `interval` and `slow_down` (which adds 5 s).
+    ///
+    /// - Parameter onPending: Called after each `authorization_pending`, for a spinner.
+    /// - Throws: ``SessionKitError/Code/providerError`` with `access_denied` or `expired_token`.
+    public func pollDeviceAuthorization(
+        _ authorization: DeviceAuthorization,
+        onPending: @Sendable () -> Void = {}
+    ) async throws(SessionKitError) -> Credentials {
+        var interval = authorization.interval
+        let parameters = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+            ("device_code", authorization.deviceCode.unsafeRawValue),
+        ]
+        while true {
+            do {
+                try await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+            } catch {
+                throw SessionKitError(code: .cancelled, message: "device sign-in was cancelled")
+            }
+            do {
+                return try await tokenRequest(
+                    parameters, expecting: .init(requireIDToken: authorization.scope.hasScope("openid"))
+                )
+            } catch  where error.oauthError == "authorization_pending" {
+                onPending()
+            } catch  where error.oauthError == "slow_down" {
+                interval += 5
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+
+extension ProviderClient {
+    /// Builds an authorization-code request with PKCE (S256), a fresh `state` and `nonce`.
+    ///
+    /// - Parameters:
+    ///   - redirectURI: Where the provider sends the browser back, such as `http://127.0.0.1:PORT/callback`.
+    ///   - prompt: `login`, `none`, `consent`..., passed through.
+    ///   - maxAge: The longest acceptable time since the user last authenticated; the ID token's
+    ///     `auth_time` is then checked.
+    public func authorizationRequest(
+        redirectURI: URL,
+        scope: String? = nil,
+        audience: String? = nil,
+        prompt: String? = nil,
+        maxAge: TimeInterval? = nil,
+        additionalParameters: [String: String] = [:]
+    ) async throws(SessionKitError) -> AuthorizationRequest {
+        let endpoint = try await metadata().endpoint(
+            \.authorizationEndpoint, named: "authorization", override: "authorization")
+        let verifier = PKCE.randomToken()
+        let state = PKCE.randomToken(bytes: 16)
+        let nonce = PKCE.randomToken(bytes: 16)
+        let requestedScope = scope ?? configuration.scope
+        var items = [
+            URLQueryItem(name: "response_type", value: "code"),
+            URLQueryItem(name: "client_id", value: configuration.clientID),
+            URLQueryItem(name: "redirect_uri", value: redirectURI.absoluteString),
+            URLQueryItem(name: "scope", value: requestedScope),
+            URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "nonce", value: nonce),
+            URLQueryItem(name: "code_challenge", value: PKCE.challenge(for: verifier)),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ]
+        if let audience = audience ?? configuration.audience {
+            items.append(URLQueryItem(name: "audience", value: audience))
+        }
+        if let prompt { items.append(URLQueryItem(name: "prompt", value: prompt)) }
+        if let maxAge { items.append(URLQueryItem(name: "max_age", value: String(Int(maxAge)))) }
+        items += additionalParameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
+            throw SessionKitError(code: .invalidConfiguration, message: "the authorization endpoint is not a valid URL")
+        }
+        let existing = components.queryItems ?? []
+        components.queryItems = existing + items
+        // `+` is legal in a query but many servers read it as a space; encode it.
+        let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components.percentEncodedQuery = query
+        guard let url = components.url else {
+            throw SessionKitError(
+                code: .invalidConfiguration, message: "the authorization endpoint cannot carry a query")
+        }
+        return AuthorizationRequest(
+            url: url, redirectURI: redirectURI, state: state, nonce: nonce, codeVerifier: Secret(verifier),
+            scope: requestedScope, maxAge: maxAge
+        )
+    }
+
+    /// Exchanges the code from `callback` for credentials, checking `state`, PKCE and the ID token's
+    /// `nonce` (and `auth_time` when `max_age` was sent).
+    public func exchange(callback: URL, for request: AuthorizationRequest) async throws(SessionKitError) -> Credentials
+    {
+        let code = try request.code(fromCallback: callback)
+        let parameters = [
+            ("grant_type", "authorization_code"),
+            ("code", code.unsafeRawValue),
+            ("redirect_uri", request.redirectURI.absoluteString),
+            ("code_verifier", request.codeVerifier.unsafeRawValue),
+        ]
+        return try await tokenRequest(
+            parameters,
+            expecting: .init(
+                requireIDToken: request.scope.hasScope("openid"), nonce: request.nonce, maxAge: request.maxAge)
+        )
+    }
+}

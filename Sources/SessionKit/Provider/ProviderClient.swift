@@ -1,0 +1,144 @@
+import Foundation
+public import Logging
+
+/// Talks to one OAuth 2.0 / OpenID Connect provider for one client: discovery, every grant SessionKit
+/// supports, ID-token validation, revocation and userinfo.
+///
+/// Nothing it returns has been stored; the ``SessionManager`` stores what it returns. Every token
+/// response and ID token is validated before it is returned, and every failure is a
+/// ``SessionKitError`` that says whether trying again can help.
+///
+/// ```swift
+/// let provider = ProviderClient(configuration: configuration)
+/// let credentials = try await provider.signIn(username: "ada@example.com", password: Secret(password))
+/// ```
+public actor ProviderClient {
+    /// The configuration this client was created with.
+    public nonisolated let configuration: ProviderConfiguration
+    let transport: any HTTPTransport
+    let clock: SessionClock
+    let logger: Logger?
+    private var discovery: Task<ProviderMetadata, any Error>?
+    private var jwksCache: JWKSCache?
+    /// Seconds the provider's clock is ahead of ours, learned from `Date` headers (0 when within 2 s).
+    private(set) var serverClockOffset: TimeInterval = 0
+
+    /// Creates a client. Nothing is fetched until the first call that needs the provider.
+    ///
+    /// - Parameters:
+    ///   - transport: How requests are sent; AsyncHTTPClient by default.
+    ///   - clock: The source of "now" for every expiry decision.
+    ///   - logger: Where to log requests (at debug, with every secret redacted); silent when `nil`.
+    public init(
+        configuration: ProviderConfiguration,
+        transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        clock: SessionClock = .system,
+        logger: Logger? = nil
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The provider's endpoints: its discovery document, fetched once, with the configured overrides.
+    ///
+    /// A failed fetch is not cached, so the next call tries again.
+    public func metadata() async throws(SessionKitError) -> ProviderMetadata {
+        if let discovery {
+            do { return try await discovery.value } catch { self.discovery = nil }
+        }
+        let task = Task { () async throws -> ProviderMetadata in try await self.fetchMetadata() }
+        discovery = task
+        do {
+            return try await task.value
+        } catch {
+            discovery = nil
+            throw Self.wrap(error)
+        }
+    }
+
+    /// "Now" as the provider sees it: our clock corrected by the offset its `Date` headers showed.
+    var providerNow: Date { clock.now().addingTimeInterval(serverClockOffset) }
+
+    private func fetchMetadata() async throws(SessionKitError) -> ProviderMetadata {
+        var base = configuration.issuer.absoluteString
+        if base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + "/.well-known/openid-configuration") else {
+            throw SessionKitError(code: .invalidConfiguration, message: "the issuer URL cannot be extended with a path")
+        }
+        let response = try await send(HTTPRequest(method: "GET", url: url), endpoint: "discovery endpoint")
+        guard response.status == 200 else {
+            throw providerFailure(response, endpoint: "discovery endpoint")
+        }
+        let document: ProviderMetadata
+        do {
+            document = try JSONDecoder().decode(ProviderMetadata.self, from: response.body)
+        } catch {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message:
+                    "the provider's discovery document at \(url.absoluteString) is not valid OpenID Connect metadata",
+                underlyingError: error
+            )
+        }
+        guard document.issuer == configuration.issuer.absoluteString else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the discovery document's issuer '\(document.issuer)' is not the configured issuer "
+                    + "'\(configuration.issuer.absoluteString)'; configure the issuer exactly as the provider names it"
+            )
+        }
+        return document.applying(configuration.endpoints)
+    }
+
+    /// The validator for ID tokens of this provider, with its JWKS cache created on first use.
+    func idTokenValidator() async throws(SessionKitError) -> IDTokenValidator {
+        if let jwksCache { return IDTokenValidator(keys: jwksCache, clientSecret: configuration.clientSecret) }
+        let jwksURL = try await metadata().endpoint(\.jwksURI, named: "JWKS", override: "jwks")
+        let cache = JWKSCache(refetchInterval: configuration.jwksRefetchInterval) {
+            [weak self] () async throws(SessionKitError) -> Data in
+            guard let self else { throw SessionKitError(code: .cancelled, message: "the provider client was released") }
+            let response = try await self.send(HTTPRequest(method: "GET", url: jwksURL), endpoint: "JWKS endpoint")
+            guard response.status == 200 else { throw await self.providerFailure(response, endpoint: "JWKS endpoint") }
+            return response.body
+        }
+        jwksCache = cache
+        return IDTokenValidator(keys: cache, clientSecret: configuration.clientSecret)
+    }
+
+    /// Sends `request`, logs it redacted, and learns the provider's clock from the `Date` header.
+    func send(_ request: HTTPRequest, endpoint: String, loggedBody: String? = nil) async throws(SessionKitError)
+        -> HTTPResponse
+    {
+        logger?.debug(
+            "request",
+            metadata: [
+                "endpoint": "\(endpoint)", "method": "\(request.method)", "url": "\(request.url.absoluteString)",
+                "headers": "\(Redaction.headers(request.headers))", "body": "\(loggedBody ?? "")",
+            ]
+        )
+        let sentAt = clock.now()
+        let response = try await transport.send(request, timeout: configuration.requestTimeout)
+        logger?.debug(
+            "response",
+            metadata: [
+                "endpoint": "\(endpoint)", "status": "\(response.status)",
+                "body": "\(Redaction.json(response.body))",
+            ]
+        )
+        if let date = response.header("Date").flatMap(HTTPDate.parse) {
+            let offset = date.timeIntervalSince(sentAt)
+            serverClockOffset = abs(offset) > 2 ? offset : 0
+        }
+        return response
+    }
+
+    static func wrap(_ error: any Error) -> SessionKitError {
+        if let error = error as? SessionKitError { return error }
+        if error is CancellationError {
+            return SessionKitError(code: .cancelled, message: "the operation was cancelled")
+        }
+        return SessionKitError(code: .networkFailure, message: "the request failed; try again", underlyingError: error)
+    }
+}

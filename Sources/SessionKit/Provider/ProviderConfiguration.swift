@@ -1,0 +1,121 @@
+public import Foundation
+
+/// Where and how to talk to one OAuth 2.0 / OpenID Connect provider for one client.
+///
+/// ```swift
+/// let configuration = try ProviderConfiguration(
+///     issuer: URL(string: "https://example.eu.auth0.com/")!,
+///     clientID: "qPmD3ExampleClientID"
+/// )
+/// ```
+public struct ProviderConfiguration: Sendable {
+    /// The issuer exactly as the provider's ID tokens carry it in `iss`; discovery is read from
+    /// `<issuer>/.well-known/openid-configuration`.
+    public var issuer: URL
+    /// The client id registered at the provider.
+    public var clientID: String
+    /// The client secret, for confidential clients only. Native apps and CLIs have none.
+    public var clientSecret: Secret?
+    /// The API audience to request access tokens for (Auth0's `audience` parameter), if any.
+    public var audience: String?
+    /// The default scope for sign-in. `offline_access` asks for a refresh token.
+    public var scope: String
+    /// Endpoints to use instead of, or in addition to, those the discovery document lists.
+    public var endpoints: EndpointOverrides
+    /// Allowed clock difference, in seconds, when checking `exp`, `iat`, `nbf` and `auth_time`.
+    public var leeway: TimeInterval
+    /// How long one request may take before it fails with ``SessionKitError/Code/timeout``.
+    public var requestTimeout: Duration
+    /// The shortest time between two JWKS fetches triggered by an unknown key id.
+    public var jwksRefetchInterval: Duration
+
+    /// The scope SessionKit asks for when none is given: sign-in, profile, email and a refresh token.
+    public static let defaultScope = "openid profile email offline_access"
+
+    /// Creates a configuration.
+    ///
+    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when the issuer is not an absolute
+    ///   `https` URL (plain `http` is accepted for loopback hosts only), or the client id is empty.
+    public init(
+        issuer: URL,
+        clientID: String,
+        clientSecret: Secret? = nil,
+        audience: String? = nil,
+        scope: String = Self.defaultScope,
+        endpoints: EndpointOverrides = .init(),
+        leeway: TimeInterval = 60,
+        requestTimeout: Duration = .seconds(30),
+        jwksRefetchInterval: Duration = .seconds(60)
+    ) throws(SessionKitError) {
+        try Self.checkSecure(issuer, role: "issuer")
+        guard !clientID.isEmpty else {
+            throw SessionKitError(code: .invalidConfiguration, message: "the client id is empty; set the client id")
+        }
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.audience = audience
+        self.scope = scope
+        self.endpoints = endpoints
+        self.leeway = leeway
+        self.requestTimeout = requestTimeout
+        self.jwksRefetchInterval = jwksRefetchInterval
+    }
+
+    /// Checks that `url` is absolute `https`, or `http` to a loopback address.
+    static func checkSecure(_ url: URL, role: String) throws(SessionKitError) {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the \(role) '\(url.absoluteString)' is not an absolute URL; use https://host/..."
+            )
+        }
+        if scheme == "https" { return }
+        if scheme == "http" && isLoopback(host: host) { return }
+        throw SessionKitError(
+            code: .invalidConfiguration,
+            message: "the \(role) '\(url.absoluteString)' must use https (plain http is allowed only for "
+                + "127.0.0.1, ::1 and localhost)"
+        )
+    }
+
+    /// Whether `host` names the loopback interface.
+    static func isLoopback(host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+}
+
+/// Endpoints that override the discovery document, for providers whose discovery omits some (the
+/// revocation and device-authorization endpoints often are) or that have no discovery at all.
+public struct EndpointOverrides: Sendable, Equatable {
+    /// The authorization endpoint.
+    public var authorization: URL?
+    /// The token endpoint.
+    public var token: URL?
+    /// The userinfo endpoint.
+    public var userInfo: URL?
+    /// The RFC 7009 revocation endpoint.
+    public var revocation: URL?
+    /// The RFC 8628 device-authorization endpoint.
+    public var deviceAuthorization: URL?
+    /// The JWKS document.
+    public var jwks: URL?
+
+    /// Creates overrides; `nil` means "use discovery".
+    public init(
+        authorization: URL? = nil,
+        token: URL? = nil,
+        userInfo: URL? = nil,
+        revocation: URL? = nil,
+        deviceAuthorization: URL? = nil,
+        jwks: URL? = nil
+    ) {
+        self.authorization = authorization
+        self.token = token
+        self.userInfo = userInfo
+        self.revocation = revocation
+        self.deviceAuthorization = deviceAuthorization
+        self.jwks = jwks
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+
+/// The parts of a provider's OpenID Connect discovery document (or RFC 8414 metadata) that SessionKit
+/// uses, merged with the configured ``EndpointOverrides``.
+public struct ProviderMetadata: Sendable, Equatable, Decodable {
+    /// The issuer the document names; it must equal the configured issuer.
+    public var issuer: String
+    /// The authorization endpoint.
+    public var authorizationEndpoint: URL?
+    /// The token endpoint.
+    public var tokenEndpoint: URL?
+    /// The userinfo endpoint.
+    public var userInfoEndpoint: URL?
+    /// The revocation endpoint.
+    public var revocationEndpoint: URL?
+    /// The device-authorization endpoint.
+    public var deviceAuthorizationEndpoint: URL?
+    /// The JWKS document.
+    public var jwksURI: URL?
+    /// The grant types the provider says it supports.
+    public var grantTypesSupported: [String]?
+    /// The ID-token signing algorithms the provider says it uses.
+    public var idTokenSigningAlgorithms: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case userInfoEndpoint = "userinfo_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case jwksURI = "jwks_uri"
+        case grantTypesSupported = "grant_types_supported"
+        case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
+    }
+
+    /// Creates metadata from explicit endpoints, for providers without discovery.
+    public init(
+        issuer: String,
+        authorizationEndpoint: URL? = nil,
+        tokenEndpoint: URL? = nil,
+        userInfoEndpoint: URL? = nil,
+        revocationEndpoint: URL? = nil,
+        deviceAuthorizationEndpoint: URL? = nil,
+        jwksURI: URL? = nil,
+        grantTypesSupported: [String]? = nil,
+        idTokenSigningAlgorithms: [String]? = nil
+    ) {
+        self.issuer = issuer
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.userInfoEndpoint = userInfoEndpoint
+        self.revocationEndpoint = revocationEndpoint
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.jwksURI = jwksURI
+        self.grantTypesSupported = grantTypesSupported
+        self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
+    }
+
+    /// These metadata with every non-`nil` override applied.
+    func applying(_ overrides: EndpointOverrides) -> ProviderMetadata {
+        var merged = self
+        merged.authorizationEndpoint = overrides.authorization ?? authorizationEndpoint
+        merged.tokenEndpoint = overrides.token ?? tokenEndpoint
+        merged.userInfoEndpoint = overrides.userInfo ?? userInfoEndpoint
+        merged.revocationEndpoint = overrides.revocation ?? revocationEndpoint
+        merged.deviceAuthorizationEndpoint = overrides.deviceAuthorization ?? deviceAuthorizationEndpoint
+        merged.jwksURI = overrides.jwks ?? jwksURI
+        return merged
+    }
+
+    /// The endpoint at `keyPath`, or an error that says which one is missing and how to supply it.
+    func endpoint(_ keyPath: KeyPath<ProviderMetadata, URL?>, named name: String, override: String)
+        throws(SessionKitError)
+        -> URL
+    {
+        guard let url = self[keyPath: keyPath] else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the provider's discovery document lists no \(name) endpoint; "
+                    + "set EndpointOverrides.\(override) to its URL"
+            )
+        }
+        return url
+    }
+}

@@ -1,0 +1,44 @@
+import Logging
+
+extension SessionManager {
+    /// What ``SessionManager/logout(revoke:)`` did.
+    public struct LogoutResult: Sendable {
+        /// Whether a session was stored before logout.
+        public let hadSession: Bool
+        /// Whether the refresh token was revoked at the provider.
+        public let revoked: Bool
+        /// Why revocation failed or was skipped, when it was asked for and did not happen.
+        public let revocationError: SessionKitError?
+    }
+
+    /// Signs out: clears the session locally, then revokes the refresh token at the provider.
+    ///
+    /// Local sign-out never depends on revocation: the session is cleared first, atomically with any
+    /// renewal under way (a renewal that finishes afterwards is discarded and its new refresh token
+    /// revoked), and ``LogoutResult/revocationError`` says when revocation failed.
+    ///
+    /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store cannot be written; then nothing
+    ///   was cleared, so try again.
+    @discardableResult
+    public func logout(revoke: Bool = true) async throws(SessionKitError) -> LogoutResult {
+        var previous: Credentials?
+        try updateRecord { stored in
+            previous = stored.credentials
+            return stored.cleared()
+        }
+        states.publish(.signedOut)
+        guard revoke, let refreshToken = previous?.refreshToken else {
+            let skipped =
+                revoke && previous != nil
+                ? SessionKitError(code: .invalidInput, message: "there was no refresh token to revoke") : nil
+            return LogoutResult(hadSession: previous != nil, revoked: false, revocationError: skipped)
+        }
+        do {
+            try await provider.revoke(refreshToken)
+            return LogoutResult(hadSession: true, revoked: true, revocationError: nil)
+        } catch {
+            logger?.notice("signed out locally; revocation failed", metadata: ["error": "\(error.code)"])
+            return LogoutResult(hadSession: true, revoked: false, revocationError: error)
+        }
+    }
+}

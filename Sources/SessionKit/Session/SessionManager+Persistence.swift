@@ -1,0 +1,117 @@
+import Foundation
+import SecureStore
+import Synchronization
+
+extension SessionManager {
+    /// The cached record, or the stored one (then cached).
+    func currentRecord() throws(SessionKitError) -> SessionRecord {
+        if let cached = cache.withLock({ $0 }) { return cached }
+        return try loadRecord()
+    }
+
+    /// Reads the record from the store, caches it, and publishes the state it implies.
+    @discardableResult
+    func loadRecord() throws(SessionKitError) -> SessionRecord {
+        let data: Data?
+        do {
+            data = try store.data(forKey: storeKey)
+        } catch {
+            throw storeFailure(error)
+        }
+        let record = try Self.decode(data)
+        cache.withLock { $0 = record }
+        if record.credentials == nil {
+            states.publish(.signedOut)
+        }
+        return record
+    }
+
+    /// Atomically transforms the stored record and caches the result. The transform sees the stored
+    /// record (not the cache); returning `nil` leaves the store untouched.
+    ///
+    /// - Returns: The record now stored: the transform's result, or the unchanged stored record.
+    @discardableResult
+    func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?) throws(SessionKitError)
+        -> (record: SessionRecord, changed: Bool)
+    {
+        var outcome = (record: SessionRecord(), changed: false)
+        do {
+            try store.update(forKey: storeKey) { data in
+                let stored = try Self.decode(data)
+                guard var next = try transform(stored) else {
+                    outcome = (stored, false)
+                    throw Unchanged()
+                }
+                next.generation = stored.generation + 1
+                outcome = (next, true)
+                return try Self.encode(next)
+            }
+        } catch is Unchanged {
+            // The transform chose not to write.
+        } catch let error as SessionKitError {
+            throw error
+        } catch let error as SecureStoreError {
+            throw storeFailure(error)
+        } catch {
+            throw SessionKitError(
+                code: .storeUnavailable, message: "the session could not be written", underlyingError: error)
+        }
+        cache.withLock { $0 = outcome.record }
+        return outcome
+    }
+
+    static func decode(_ data: Data?) throws(SessionKitError) -> SessionRecord {
+        guard let data else { return SessionRecord() }
+        let record: SessionRecord
+        do {
+            record = try JSONDecoder().decode(SessionRecord.self, from: data)
+        } catch {
+            throw SessionKitError(
+                code: .storeCorrupted,
+                message: "the stored session cannot be read (\(type(of: error))); sign in again to replace it",
+                underlyingError: error
+            )
+        }
+        guard record.version <= SessionRecord.schemaVersion else {
+            throw SessionKitError(
+                code: .storeCorrupted,
+                message:
+                    "the stored session was written by a newer SessionKit (record version \(record.version)); upgrade"
+            )
+        }
+        return record
+    }
+
+    static func encode(_ record: SessionRecord) throws(SessionKitError) -> Data {
+        do {
+            return try JSONEncoder().encode(record)
+        } catch {
+            throw SessionKitError(
+                code: .invalidInput, message: "the session could not be encoded", underlyingError: error)
+        }
+    }
+
+    /// Maps a store error: unavailable and I/O failures keep the session and are retryable; damage is
+    /// reported as such. Neither ever reads as "signed out".
+    func storeFailure(_ error: SecureStoreError) -> SessionKitError {
+        switch error.code {
+        case .corrupted, .keyMismatch:
+            return SessionKitError(
+                code: .storeCorrupted,
+                message: "the session store is damaged or was written with another key (\(error.message))",
+                underlyingError: error
+            )
+        default:
+            states.publish(.storeUnavailable(reason: error.message))
+            return SessionKitError(
+                code: .storeUnavailable,
+                message:
+                    "the session store cannot be used right now (\(error.message)); the session is kept, try again",
+                underlyingError: error
+            )
+        }
+    }
+}
+
+/// Thrown inside a store update to leave the item as it was.
+private struct Unchanged: Error {}

@@ -1,0 +1,52 @@
+extension SessionManager {
+    /// Fetches the user's profile from the provider's userinfo endpoint and caches it with the session.
+    ///
+    /// This is also the remote validity check: a token the provider no longer accepts is renewed once
+    /// and the request repeated. When the provider cannot be reached, the cached profile is returned.
+    ///
+    /// - Throws: ``SessionKitError/Code/signInRequired`` when the session ended; a retryable error when
+    ///   offline and nothing is cached.
+    public func userInfo() async throws(SessionKitError) -> UserProfile {
+        do {
+            let credentials = try await credentials()
+            let profile: UserProfile
+            do {
+                profile = try await provider.userInfo(accessToken: credentials.accessToken)
+            } catch  where error.oauthError == "invalid_token" {
+                profile = try await provider.userInfo(accessToken: try await renew().accessToken)
+            }
+            try cacheProfile(profile)
+            return profile
+        } catch  where error.isRetryable {
+            if let cached = try cachedProfile() { return cached }
+            throw error
+        }
+    }
+
+    /// The profile cached by the last ``userInfo()`` (or a management update), without the network.
+    public func cachedProfile() throws(SessionKitError) -> UserProfile? {
+        try currentRecord().profile
+    }
+
+    /// Stores `profile` with the session, if a session is still stored.
+    func cacheProfile(_ profile: UserProfile) throws(SessionKitError) {
+        try updateRecord { stored in
+            guard stored.credentials != nil else { return nil }
+            var next = stored
+            next.profile = profile
+            return next
+        }
+    }
+
+    /// Replaces the cached profile's `user_metadata` with `metadata`, as a management update returned it.
+    func cacheUserMetadata(_ metadata: JSONValue) throws(SessionKitError) {
+        try updateRecord { stored in
+            guard stored.credentials != nil else { return nil }
+            var next = stored
+            var claims = stored.profile?.claims ?? [:]
+            claims["user_metadata"] = metadata
+            next.profile = UserProfile(claims: claims)
+            return next
+        }
+    }
+}

@@ -1,0 +1,128 @@
+public import Foundation
+public import Logging
+public import SecureStore
+import Synchronization
+
+/// Keeps one account signed in: stores the credentials after sign-in, restores them on the next
+/// launch, renews them before they expire, and ends the session only when the provider says so.
+///
+/// This is the seeds' "encapsulate session handling" step, done once for every app and CLI:
+///
+/// ```swift
+/// let session = SessionManager(provider: provider, store: store)
+/// try await session.store(try await provider.signIn(username: user, password: password))   // after sign-in
+/// let credentials = try await session.credentials(minTTL: 60)                             // before each API call
+/// try await session.logout()                                                              // revokes and clears
+/// ```
+///
+/// - Valid credentials come from memory, with no store read and no actor hop.
+/// - Concurrent callers during a renewal share it: one request, every caller gets its result. Processes
+///   sharing the store coordinate through a lease in the stored record, so refresh-token rotation with
+///   reuse detection never signs the user out.
+/// - A transient failure (network, timeout, 429, 5xx, store unavailable) keeps the session and throws a
+///   retryable ``SessionKitError``; only the provider's definitive `invalid_grant` ends it.
+public actor SessionManager {
+    /// The provider client used for renewal, revocation and userinfo.
+    public nonisolated let provider: ProviderClient
+    /// The account name that, with the issuer and client id, identifies this session in the store.
+    public nonisolated let account: String
+    /// The store item that holds this session's record.
+    public nonisolated let storeKey: String
+    let store: any SecureStore
+    let clock: SessionClock
+    let logger: Logger?
+    let policy: RenewalPolicy
+    /// Identifies this instance in renewal leases.
+    let ownerID = UUID().uuidString
+    /// The last record read or written, for the fast path.
+    let cache = Mutex<SessionRecord?>(nil)
+    let states = StateBroadcaster()
+    var renewal: Task<Credentials, any Error>?
+
+    /// Creates a manager for `account`'s session with `provider`, stored in `store`.
+    ///
+    /// Nothing is read until the first call; several managers (even in several processes) may share one
+    /// store and account.
+    public init(
+        provider: ProviderClient,
+        store: any SecureStore,
+        account: String = "default",
+        clock: SessionClock = .system,
+        policy: RenewalPolicy = .init(),
+        logger: Logger? = nil
+    ) {
+        self.provider = provider
+        self.store = store
+        self.account = account
+        self.clock = clock
+        self.policy = policy
+        self.logger = logger
+        let configuration = provider.configuration
+        self.storeKey = "sessionkit.session|\(configuration.issuer.absoluteString)|\(configuration.clientID)|\(account)"
+    }
+
+    /// Stores credentials after sign-in, replacing any earlier session of this account.
+    public func store(_ credentials: Credentials) throws(SessionKitError) {
+        let (record, _) = try updateRecord { current in
+            var next = current.cleared()
+            next.credentials = credentials
+            return next
+        }
+        states.publish(.active(until: credentials.expiresAt))
+        logger?.debug("session stored", metadata: ["account": "\(account)", "generation": "\(record.generation)"])
+    }
+
+    /// Whether there are stored credentials whose access token is valid for at least `minTTL` seconds.
+    /// Checks locally, without the network.
+    ///
+    /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store cannot be read: that is not "no".
+    public func hasValidCredentials(minTTL: TimeInterval = 0) throws(SessionKitError) -> Bool {
+        try currentRecord().credentials?.isValid(minTTL: minTTL, now: clock.now()) ?? false
+    }
+
+    /// Whether the stored credentials carry a refresh token, so they can be renewed without the user.
+    public func canRenew() throws(SessionKitError) -> Bool {
+        try currentRecord().credentials?.canRenew ?? false
+    }
+
+    /// Whether a session is stored at all, valid or not.
+    public func hasSession() throws(SessionKitError) -> Bool {
+        try currentRecord().credentials != nil
+    }
+
+    /// Credentials whose access token is valid for at least `minTTL` seconds, renewed first when needed.
+    ///
+    /// - Parameters:
+    ///   - minTTL: The seconds the access token must stay valid, so a request started now does not fail
+    ///     on the way.
+    ///   - scope: A scope to renew into when it differs from the stored one (a down-scoped token).
+    /// - Throws: ``SessionKitError/Code/signInRequired`` when there is no session or the provider ended
+    ///   it; a retryable ``SessionKitError`` when renewal failed for a transient reason (the session is kept).
+    nonisolated(nonsending) public func credentials(minTTL: TimeInterval = 0, scope: String? = nil)
+        async throws(SessionKitError) -> Credentials
+    {
+        if let cached = cache.withLock({ $0?.credentials }), scope == nil || scope == cached.scope,
+            cached.isValid(minTTL: minTTL, now: clock.now())
+        {
+            return cached
+        }
+        return try await validCredentials(minTTL: minTTL, scope: scope, force: false)
+    }
+
+    /// Renews now, whatever the expiry, and returns the new credentials.
+    public func renew(scope: String? = nil) async throws(SessionKitError) -> Credentials {
+        try await validCredentials(minTTL: 0, scope: scope, force: true)
+    }
+
+    /// The session's states, starting with the current one once it is known.
+    public nonisolated func stateUpdates() -> AsyncStream<SessionState> {
+        states.stream()
+    }
+
+    /// Forgets what this instance holds in memory, so the next call reads the store again (for
+    /// example after another process signed out).
+    public func reload() throws(SessionKitError) {
+        cache.withLock { $0 = nil }
+        _ = try currentRecord()
+    }
+}
