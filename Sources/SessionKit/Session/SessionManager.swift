@@ -85,6 +85,11 @@ public actor SessionManager {
         try currentRecord().credentials?.canRenew ?? false
     }
 
+    /// The stored credentials as they are, valid or not, without renewing; `nil` when signed out.
+    public func storedCredentials() throws(SessionKitError) -> Credentials? {
+        try currentRecord().credentials
+    }
+
     /// Whether a session is stored at all, valid or not.
     public func hasSession() throws(SessionKitError) -> Bool {
         try currentRecord().credentials != nil

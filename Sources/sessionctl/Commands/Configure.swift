@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+/// `sessionctl configure`: saves a profile's provider settings.
+struct Configure: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Save a profile's provider settings (issuer, client id, audience, scope, endpoints)."
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .customLong("redirect-port"), help: "A fixed port for browser sign-in redirects.")
+    var redirectPort: Int?
+
+    @Option(name: .customLong("authorization-endpoint"), help: "Override the discovered authorization endpoint.")
+    var authorizationEndpoint: String?
+
+    @Option(name: .customLong("token-endpoint"), help: "Override the discovered token endpoint.")
+    var tokenEndpoint: String?
+
+    @Option(name: .customLong("userinfo-endpoint"), help: "Override the discovered userinfo endpoint.")
+    var userInfoEndpoint: String?
+
+    @Option(name: .customLong("revocation-endpoint"), help: "The revocation endpoint, when discovery omits it.")
+    var revocationEndpoint: String?
+
+    @Option(name: .customLong("device-endpoint"), help: "The device-authorization endpoint, when discovery omits it.")
+    var deviceEndpoint: String?
+
+    @Option(name: .customLong("jwks-uri"), help: "Override the discovered JWKS URL.")
+    var jwksURI: String?
+
+    func run() async throws {
+        try await reporting {
+            var file = try ConfigFile.load()
+            let name = options.profileName
+            var profile = file.profiles[name] ?? ProfileSettings()
+            profile.issuer = options.issuer ?? profile.issuer
+            profile.clientID = options.clientID ?? profile.clientID
+            profile.audience = options.audience ?? profile.audience
+            profile.scope = options.scope ?? profile.scope
+            profile.redirectPort = redirectPort ?? profile.redirectPort
+            var endpoints = profile.endpoints ?? .init()
+            endpoints.authorization = authorizationEndpoint ?? endpoints.authorization
+            endpoints.token = tokenEndpoint ?? endpoints.token
+            endpoints.userInfo = userInfoEndpoint ?? endpoints.userInfo
+            endpoints.revocation = revocationEndpoint ?? endpoints.revocation
+            endpoints.deviceAuthorization = deviceEndpoint ?? endpoints.deviceAuthorization
+            endpoints.jwks = jwksURI ?? endpoints.jwks
+            profile.endpoints = endpoints == .init() ? nil : endpoints
+            // Check before saving: a bad URL or plain http to a remote host is refused here.
+            _ = try ResolvedSettings(profile: name, settings: profile, sessionsDirectory: nil).providerConfiguration()
+            file.profiles[name] = profile
+            try file.save()
+            Terminal.out("Saved profile '\(name)' to \(ConfigFile.path.path)")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import AuthEmulator
+import Foundation
+
+/// `sessionctl emulator`: runs the local Auth0-compatible provider in the foreground until Ctrl-C.
+struct Emulator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the local Auth0-compatible identity provider until Ctrl-C.",
+        discussion: "Prints the issuer URL and the seeded clients and users. Configure sessionctl against it with "
+            + "`sessionctl configure --issuer ISSUER --client-id sessionkit-native`."
+    )
+
+    @Option(help: "The port (default: a free one).") var port: Int?
+    @Option(help: "A JSON configuration file (clients, users, lifetimes, ...).") var config: String?
+    @Flag(name: .customLong("test-controls"), help: "Enable the /__emulator/ test-control endpoints.")
+    var testControls = false
+    @Option(name: .customLong("auto-sign-in"), help: "Sign this user in at /authorize without a form (test mode).")
+    var autoSignIn: String?
+
+    func run() async throws {
+        var configuration: AuthEmulator.Configuration
+        do {
+            configuration = try config.map { try AuthEmulator.Configuration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .init()
+        } catch {
+            Terminal.err("sessionctl: the emulator configuration \(config ?? "") cannot be read: \(error)")
+            throw ExitStatus.badConfiguration
+        }
+        if let port { configuration.port = port }
+        if testControls { configuration.testControlsEnabled = true }
+        if let autoSignIn { configuration.autoSignInUser = autoSignIn }
+        let emulator: AuthEmulator
+        do {
+            emulator = try await AuthEmulator.start(configuration: configuration)
+        } catch {
+            Terminal.err("sessionctl: the emulator could not start: \(error)")
+            throw ExitStatus.badConfiguration
+        }
+        Terminal.out(emulator.summary)
+        Terminal.out("Press Ctrl-C to stop.")
+        await SignalWaiter.waitForTermination()
+        await emulator.stop()
+    }
+}

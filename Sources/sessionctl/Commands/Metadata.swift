@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+/// `sessionctl metadata`: reads and edits `user_metadata` through the Management API.
+struct Metadata: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read and edit your user_metadata through Auth0's Management API.",
+        discussion: "Needs a session for the Management API audience (https://TENANT/api/v2/) with the scopes "
+            + "read:current_user and update:current_user_metadata.",
+        subcommands: [Get.self, Set.self, Unset.self]
+    )
+
+    /// The signed-in user's id, from the cached profile or the ID token.
+    static func subject(_ session: SessionManager) async throws(SessionKitError) -> String {
+        if let subject = try await session.cachedProfile()?.subject, !subject.isEmpty { return subject }
+        if let subject = try await session.storedCredentials()?.idTokenClaims?.subject { return subject }
+        return try await session.userInfo().subject
+    }
+
+    static func printJSON(_ value: JSONValue) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        Terminal.out(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print user_metadata, or one key of it.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "A top-level key of user_metadata.") var key: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            try await reporting {
+                let session = try SessionContext.make(options).session
+                let user = try await ManagementClient(session: session)
+                    .user(id: try await Metadata.subject(session), fields: ["user_metadata"])
+                let metadata = user["user_metadata"] ?? .object([:])
+                guard let key else {
+                    return try Metadata.printJSON(metadata)
+                }
+                guard let value = metadata[key] else {
+                    throw SessionKitError(code: .invalidInput, message: "user_metadata has no key '\(key)'")
+                }
+                if !json, let text = value.stringValue { Terminal.out(text) } else { try Metadata.printJSON(value) }
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set keys of user_metadata: KEY=VALUE ... (a VALUE that is JSON is stored as JSON)."
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "KEY=VALUE pairs.") var assignments: [String]
+
+        func validate() throws {
+            guard !assignments.isEmpty else { throw ValidationError("give at least one KEY=VALUE") }
+            for assignment in assignments where !assignment.contains("=") || assignment.hasPrefix("=") {
+                throw ValidationError("'\(assignment)' is not KEY=VALUE")
+            }
+        }
+
+        func run() async throws {
+            var changes: [String: JSONValue] = [:]
+            for assignment in assignments {
+                let parts = assignment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let text = String(parts[1])
+                changes[String(parts[0])] = (try? JSONValue(parsing: Data(text.utf8))) ?? .string(text)
+            }
+            try await patch(options, changes)
+        }
+    }
+
+    struct Unset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove keys from user_metadata.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Top-level keys to remove.") var keys: [String]
+
+        func run() async throws {
+            try await patch(options, Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.null) }))
+        }
+    }
+}
+
+private func patch(_ options: GlobalOptions, _ changes: [String: JSONValue]) async throws {
+    try await reporting {
+        let session = try SessionContext.make(options).session
+        let user = try await ManagementClient(session: session)
+            .patchUserMetadata(id: try await Metadata.subject(session), changes)
+        try Metadata.printJSON(user["user_metadata"] ?? .object([:]))
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+/// `sessionctl token`: prints a fresh access token for scripts; the one command that prints a token.
+struct Token: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print an access token valid for at least --min-ttl seconds, renewing silently when needed.",
+        discussion: "Never interactive: when a sign-in is needed it exits 1 and says so. "
+            + "--output exec-credential prints a Kubernetes ExecCredential for kubectl's exec plugin."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case plain, json
+        case execCredential = "exec-credential"
+    }
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .customLong("min-ttl"), help: "Seconds the token must stay valid.")
+    var minTTL: Int = 60
+
+    @Flag(name: .customLong("id-token"), help: "Print the ID token instead of the access token.")
+    var idToken = false
+
+    @Flag(help: "Print JSON: token, token_type, expires_at (same as --output json).")
+    var json = false
+
+    @Option(help: "Output format: plain, json or exec-credential.")
+    var output: Format = .plain
+
+    func run() async throws {
+        try await reporting {
+            let context = try SessionContext.make(options)
+            var credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
+            var expiry = credentials.expiresAt
+            if idToken {
+                if let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
+                    credentials = try await context.session.renew()
+                }
+                expiry = credentials.idTokenClaims?.expiresAt
+            }
+            guard let token = idToken ? credentials.idToken : credentials.accessToken else {
+                throw SessionKitError(code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
+            }
+            Terminal.out(try render(token.unsafeRawValue, type: credentials.tokenType, expiry: expiry))
+        }
+    }
+
+    private func render(_ token: String, type: String, expiry: Date?) throws -> String {
+        let format = json ? .json : output
+        let date = expiry.map { $0.formatted(.iso8601) }
+        let value: JSONValue
+        switch format {
+        case .plain:
+            return token
+        case .json:
+            var object: [String: JSONValue] = ["token": .string(token), "token_type": .string(idToken ? "id_token" : type)]
+            if let date { object["expires_at"] = .string(date) }
+            value = .object(object)
+        case .execCredential:
+            var status: [String: JSONValue] = ["token": .string(token)]
+            if let date { status["expirationTimestamp"] = .string(date) }
+            value = [
+                "apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": .object(status),
+            ]
+        }
+        return String(decoding: try value.jsonData(), as: UTF8.self)
+    }
+}

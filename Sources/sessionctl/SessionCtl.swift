@@ -1,0 +1,24 @@
+import ArgumentParser
+
+/// `sessionctl`: sign in once, then get fresh tokens from scripts, from a terminal.
+@main
+struct SessionCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessionctl",
+        abstract: "Sign in with OAuth 2.0 / OpenID Connect once; stay signed in.",
+        discussion: """
+            Exit codes: 0 success (for status: signed in, valid or renewable); 1 sign-in required; \
+            2 the provider failed or could not be reached (retryable, the session is kept); \
+            3 the session store is unavailable or damaged; 4 bad configuration; 64 bad usage.
+
+            Environment: SESSIONCTL_PROFILE, SESSIONCTL_ISSUER, SESSIONCTL_CLIENT_ID, SESSIONCTL_AUDIENCE, \
+            SESSIONCTL_SCOPE, SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), XDG_CONFIG_HOME, \
+            XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the saved profile.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Configure.self, Login.self, Status.self, Token.self, WhoAmI.self, Metadata.self, Refresh.self,
+            Logout.self, Emulator.self, Demo.self,
+        ]
+    )
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import SessionKit
+
+/// The documented exit codes, and the mapping from library errors to them.
+enum ExitStatus {
+    /// Success; for `status`, signed in (valid or renewable).
+    static let success = ExitCode(0)
+    /// No usable session: sign in.
+    static let signInRequired = ExitCode(1)
+    /// The provider failed or could not be reached; the session is kept.
+    static let providerFailure = ExitCode(2)
+    /// The session store is unavailable or damaged.
+    static let storeFailure = ExitCode(3)
+    /// The configuration is wrong.
+    static let badConfiguration = ExitCode(4)
+
+    /// The exit code for `error`.
+    static func code(for error: SessionKitError) -> ExitCode {
+        switch error.code {
+        case .signInRequired: signInRequired
+        case .storeUnavailable, .storeCorrupted: storeFailure
+        case .invalidConfiguration: badConfiguration
+        case .invalidInput: ExitCode.validationFailure
+        default: providerFailure
+        }
+    }
+}
+
+/// A failure already reported to the user; carries only the exit code.
+struct Reported: Error {
+    let exitCode: ExitCode
+}

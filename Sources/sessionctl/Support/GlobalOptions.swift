@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+/// Options every command shares: which profile, and settings that override it.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The profile to use (env SESSIONCTL_PROFILE; default: default).")
+    var profile: String?
+
+    @Option(name: .long, help: "The provider's issuer URL (env SESSIONCTL_ISSUER).")
+    var issuer: String?
+
+    @Option(name: .customLong("client-id"), help: "The client id (env SESSIONCTL_CLIENT_ID).")
+    var clientID: String?
+
+    @Option(name: .long, help: "The API audience to request tokens for (env SESSIONCTL_AUDIENCE).")
+    var audience: String?
+
+    @Option(name: .long, help: "The scope to request (env SESSIONCTL_SCOPE).")
+    var scope: String?
+
+    @Option(name: .customLong("sessions-dir"), help: "The folder that holds the sessions (env SESSIONCTL_SESSIONS_DIR).")
+    var sessionsDirectory: String?
+
+    /// The profile's name after flags and environment.
+    var profileName: String {
+        profile ?? environment("SESSIONCTL_PROFILE") ?? "default"
+    }
+
+    /// The settings in force: flags over environment over the saved profile.
+    func resolved() throws(SessionKitError) -> ResolvedSettings {
+        let saved = try ConfigFile.load().profiles[profileName] ?? ProfileSettings()
+        var settings = saved
+        settings.issuer = issuer ?? environment("SESSIONCTL_ISSUER") ?? saved.issuer
+        settings.clientID = clientID ?? environment("SESSIONCTL_CLIENT_ID") ?? saved.clientID
+        settings.audience = audience ?? environment("SESSIONCTL_AUDIENCE") ?? saved.audience
+        settings.scope = scope ?? environment("SESSIONCTL_SCOPE") ?? saved.scope
+        let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
+        return ResolvedSettings(profile: profileName, settings: settings, sessionsDirectory: sessions)
+    }
+
+    private func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// Settings after flags, environment and file, checked and turned into library objects.
+struct ResolvedSettings {
+    let profile: String
+    let settings: ProfileSettings
+    let sessionsDirectory: String?
+
+    /// The provider configuration, or an error that says which setting is missing or wrong.
+    func providerConfiguration() throws(SessionKitError) -> ProviderConfiguration {
+        guard let issuerText = settings.issuer else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "no issuer is configured for profile '\(profile)'; run `sessionctl configure --issuer URL "
+                    + "--client-id ID` or set SESSIONCTL_ISSUER"
+            )
+        }
+        guard let issuer = URL(string: issuerText), issuer.host != nil else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the issuer '\(issuerText)' is not a URL; use the form https://tenant.example.com/"
+            )
+        }
+        guard let clientID = settings.clientID else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "no client id is configured for profile '\(profile)'; run `sessionctl configure --client-id ID`"
+            )
+        }
+        return try ProviderConfiguration(
+            issuer: issuer,
+            clientID: clientID,
+            audience: settings.audience,
+            scope: settings.scope ?? ProviderConfiguration.defaultScope,
+            endpoints: try endpointOverrides()
+        )
+    }
+
+    private func endpointOverrides() throws(SessionKitError) -> EndpointOverrides {
+        let endpoints = settings.endpoints
+        func url(_ text: String?, _ name: String) throws(SessionKitError) -> URL? {
+            guard let text else { return nil }
+            guard let url = URL(string: text), url.host != nil else {
+                throw SessionKitError(code: .invalidConfiguration, message: "the \(name) endpoint '\(text)' is not a URL")
+            }
+            return url
+        }
+        return EndpointOverrides(
+            authorization: try url(endpoints?.authorization, "authorization"),
+            token: try url(endpoints?.token, "token"),
+            userInfo: try url(endpoints?.userInfo, "userinfo"),
+            revocation: try url(endpoints?.revocation, "revocation"),
+            deviceAuthorization: try url(endpoints?.deviceAuthorization, "device-authorization"),
+            jwks: try url(endpoints?.jwks, "JWKS")
+        )
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SessionKit
+
+/// One profile's saved settings, in `$XDG_CONFIG_HOME/sessionctl/config.json` (else `~/.config/...`).
+struct ProfileSettings: Codable, Equatable {
+    var issuer: String?
+    var clientID: String?
+    var audience: String?
+    var scope: String?
+    var redirectPort: Int?
+    var endpoints: Endpoints?
+
+    /// Endpoint overrides for providers whose discovery omits some.
+    struct Endpoints: Codable, Equatable {
+        var authorization: String?
+        var token: String?
+        var userInfo: String?
+        var revocation: String?
+        var deviceAuthorization: String?
+        var jwks: String?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case clientID = "client_id"
+        case audience, scope
+        case redirectPort = "redirect_port"
+        case endpoints
+    }
+}
+
+/// The config file: profiles by name.
+struct ConfigFile: Codable {
+    var profiles: [String: ProfileSettings] = [:]
+
+    /// The config file's path, from `XDG_CONFIG_HOME` or the home folder.
+    static var path: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+        return base.appendingPathComponent("sessionctl/config.json")
+    }
+
+    /// Reads the config file; a missing file is an empty configuration, a malformed one an error.
+    static func load() throws(SessionKitError) -> ConfigFile {
+        let url = path
+        guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile() }
+        do {
+            return try JSONDecoder().decode(ConfigFile.self, from: data)
+        } catch {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the config file \(url.path) is not valid JSON for sessionctl (\(error)); fix or delete it"
+            )
+        }
+    }
+
+    /// Writes the config file atomically: folder 0700, file 0600.
+    func save() throws(SessionKitError) {
+        let url = Self.path
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let temporary = folder.appendingPathComponent(".config.json.\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600])
+            else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+        } catch {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "cannot write the config file \(url.path) (\(error.localizedDescription)); check the folder's permissions"
+            )
+        }
+    }
+}
