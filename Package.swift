@@ -86,9 +86,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Test helper: the encrypted file store on the command line, run as child processes by
+        // SecureStoreTests (several writers at once, writers killed mid-write). Not a product.
+        .executableTarget(
+            name: "securestore-tool",
+            dependencies: ["SecureStore"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SecureStoreTests",
-            dependencies: ["SecureStore", "SessionKitTesting"],
+            dependencies: ["SecureStore", "SessionKitTesting", "securestore-tool"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,53 @@
+public import Crypto
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension EncryptedFileStore {
+    /// Where an ``EncryptedFileStore`` gets its 256-bit key.
+    public struct KeySource: Sendable {
+        enum Storage: Sendable {
+            case key(SymmetricKey)
+            case keyFile(String?)
+        }
+
+        let storage: Storage
+
+        /// A key the caller holds, for example one kept in a platform keyring. It must be 256 bits long.
+        public static func key(_ key: SymmetricKey) -> KeySource { KeySource(storage: .key(key)) }
+
+        /// A key kept in the file at `path`: 32 raw bytes, mode 0600.
+        ///
+        /// A missing file is created with a fresh random key (safely when several processes race to create
+        /// it). A file whose length is not 32 bytes is ``SecureStoreError/Code/corrupted``. A file that other
+        /// users may read or write is refused with ``SecureStoreError/Code/permissionDenied`` rather than
+        /// tightened, because its key may already have leaked.
+        ///
+        /// A key file beside the data protects against copies of the data files alone (backups, sync), not
+        /// against someone who can read the user's files; prefer ``key(_:)`` with a key from a keyring.
+        public static func keyFile(atPath path: String) -> KeySource { KeySource(storage: .keyFile(path)) }
+
+        /// The key file `store.key` in the store's folder (see ``keyFile(atPath:)``).
+        public static let defaultKeyFile = KeySource(storage: .keyFile(nil))
+
+        /// The name of the default key file inside the store folder.
+        static let defaultKeyFileName = "store.key"
+
+        /// Loads (or creates) the key and derives the store keys from it.
+        func load(folder: String) throws(SecureStoreError) -> StoreKeys {
+            switch storage {
+            case .key(let key):
+                return try StoreKeys(deriving: key)
+            case .keyFile(let path):
+                let path = path ?? folder + "/" + Self.defaultKeyFileName
+                return try StoreKeys(deriving: KeyFile.loadOrCreate(path))
+            }
+        }
+    }
+}

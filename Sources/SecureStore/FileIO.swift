@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Whole-file reads and writes over a file descriptor, looping over short reads and writes.
+enum FileIO {
+    /// Reads everything from `fd` until end of file.
+    static func readAll(_ fd: Int32, path: String) throws(SystemCallError) -> Data {
+        let info = try SystemCall.status(fd, path: path)
+        var result = Data()
+        result.reserveCapacity(Int(info.st_size))
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                read(fd, raw.baseAddress, raw.count)
+            }
+            if count == 0 { return result }
+            if count < 0 {
+                let code = SystemCall.currentErrno()
+                if code == EINTR || code == EAGAIN { continue }
+                throw SystemCallError(call: "read", path: path, errno: code)
+            }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Writes all of `data` to `fd`.
+    static func writeAll(_ data: Data, to fd: Int32, path: String) throws(SystemCallError) {
+        var offset = 0
+        while offset < data.count {
+            let count = data.withUnsafeBytes { raw in
+                write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            }
+            if count < 0 {
+                let code = SystemCall.currentErrno()
+                if code == EINTR || code == EAGAIN { continue }
+                throw SystemCallError(call: "write", path: path, errno: code)
+            }
+            offset += count
+        }
+    }
+
+    /// Reads the whole file at `path`, or returns `nil` when there is no such file.
+    ///
+    /// Symbolic links are not followed: a store file must be a regular file of its own.
+    static func readFileIfPresent(_ path: String) throws(SystemCallError) -> Data? {
+        let fd: Int32
+        do {
+            fd = try SystemCall.open(path, O_RDONLY | O_NOFOLLOW)
+        } catch  where error.isNotFound {
+            return nil
+        }
+        defer { close(fd) }
+        return try readAll(fd, path: path)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The plaintext inside an encrypted store file: the items of one service, as length-prefixed records.
+///
+/// Layout, all integers big-endian `UInt32`: the item count, then for each item (sorted by key) the
+/// key's UTF-8 length, the key, the value's length, the value. Decoding is strict: a short record, a key
+/// that is not UTF-8, a repeated key or bytes after the last item fail.
+enum ItemCodec {
+    /// A decoding failure; the payload was authenticated, so this means a bug or a foreign format.
+    struct DecodingError: Error, CustomStringConvertible {
+        /// Where in the payload decoding stopped.
+        let offset: Int
+        /// What was wrong there.
+        let reason: String
+
+        var description: String { "malformed item payload at byte \(offset): \(reason)" }
+    }
+
+    /// Encodes `items`, sorted by key so that equal contents give equal bytes.
+    static func encode(_ items: [String: Data]) -> Data {
+        var output = Data()
+        appendLength(items.count, to: &output)
+        for key in items.keys.sorted() {
+            let keyBytes = Data(key.utf8)
+            appendLength(keyBytes.count, to: &output)
+            output.append(keyBytes)
+            let value = items[key] ?? Data()
+            appendLength(value.count, to: &output)
+            output.append(value)
+        }
+        return output
+    }
+
+    /// Decodes a payload made by ``encode(_:)``.
+    static func decode(_ payload: Data) throws(DecodingError) -> [String: Data] {
+        let bytes = [UInt8](payload)
+        var offset = 0
+        let count = try readLength(bytes, &offset)
+        var items: [String: Data] = [:]
+        for _ in 0..<count {
+            let keyBytes = try readChunk(bytes, &offset)
+            guard let key = String(validating: keyBytes, as: UTF8.self) else {
+                throw DecodingError(offset: offset, reason: "key is not UTF-8")
+            }
+            let value = try readChunk(bytes, &offset)
+            guard items.updateValue(Data(value), forKey: key) == nil else {
+                throw DecodingError(offset: offset, reason: "repeated key")
+            }
+        }
+        guard offset == bytes.count else {
+            throw DecodingError(offset: offset, reason: "\(bytes.count - offset) bytes after the last item")
+        }
+        return items
+    }
+
+    private static func appendLength(_ length: Int, to output: inout Data) {
+        let value = UInt32(length)
+        output.append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) })
+    }
+
+    private static func readLength(_ bytes: [UInt8], _ offset: inout Int) throws(DecodingError) -> Int {
+        guard bytes.count - offset >= 4 else {
+            throw DecodingError(offset: offset, reason: "length cut short")
+        }
+        var value = 0
+        for index in offset..<offset + 4 {
+            value = value << 8 | Int(bytes[index])
+        }
+        offset += 4
+        return value
+    }
+
+    private static func readChunk(_ bytes: [UInt8], _ offset: inout Int) throws(DecodingError) -> ArraySlice<UInt8> {
+        let length = try readLength(bytes, &offset)
+        guard bytes.count - offset >= length else {
+            throw DecodingError(offset: offset, reason: "record of \(length) bytes cut short")
+        }
+        defer { offset += length }
+        return bytes[offset..<offset + length]
+    }
+}

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The folder of an ``EncryptedFileStore``: file names per service, creation and modes.
+enum StoreFolder {
+    /// The file name for `service`: a readable part (at most 48 characters of `A-Z a-z 0-9 - _`, others
+    /// replaced by `_`) and 32 hexadecimal digits of SHA-256 of the service, then `.store`.
+    ///
+    /// The name never contains `/` and is never `.` or `..`, whatever the service is.
+    static func fileName(forService service: String) -> String {
+        let readable = String(
+            service.unicodeScalars.prefix(48).map { scalar -> Character in
+                switch scalar {
+                case "A"..."Z", "a"..."z", "0"..."9", "-", "_": Character(scalar)
+                default: "_"
+                }
+            }
+        )
+        let digest = SHA256.hash(data: Data(service.utf8)).prefix(16)
+        let hex = digest.map { byte in
+            let digits = String(byte, radix: 16)
+            return byte < 16 ? "0" + digits : digits
+        }
+        return readable + "." + hex.joined() + ".store"
+    }
+
+    /// Creates `folder` (and missing parents) with mode 0700, tightens it to 0700 if it is looser, and
+    /// tightens an existing `dataFile` to 0600.
+    static func prepare(_ folder: String, dataFile: String) throws(SecureStoreError) {
+        do {
+            try createFolder(folder)
+            let fd = try SystemCall.open(folder, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            let info = try SystemCall.status(fd, path: folder)
+            if info.st_mode & 0o077 != 0 {
+                try SystemCall.setMode(fd, 0o700, path: folder)
+            }
+        } catch {
+            throw SecureStoreError(error, while: "preparing the store folder")
+        }
+        do {
+            let fd = try SystemCall.open(dataFile, O_RDONLY | O_NOFOLLOW)
+            defer { close(fd) }
+            let info = try SystemCall.status(fd, path: dataFile)
+            if info.st_mode & 0o077 != 0 {
+                try SystemCall.setMode(fd, 0o600, path: dataFile)
+            }
+        } catch  where error.isNotFound {
+            return
+        } catch {
+            throw SecureStoreError(error, while: "checking the store file")
+        }
+    }
+
+    /// Creates `folder` and its missing parents, each with mode 0700 (set with `fchmod` for new ones).
+    private static func createFolder(_ folder: String) throws(SystemCallError) {
+        if mkdir(folder, 0o700) == 0 {
+            let fd = try SystemCall.open(folder, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            try SystemCall.setMode(fd, 0o700, path: folder)
+            return
+        }
+        let code = SystemCall.currentErrno()
+        switch code {
+        case EEXIST:
+            return
+        case ENOENT:
+            let parent = AtomicFile.folder(of: folder)
+            guard parent != folder, parent != "/", parent != "." else {
+                throw SystemCallError(call: "mkdir", path: folder, errno: code)
+            }
+            try createFolder(parent)
+            try createFolder(folder)
+        default:
+            throw SystemCallError(call: "mkdir", path: folder, errno: code)
+        }
+    }
+}

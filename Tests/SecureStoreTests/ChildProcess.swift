@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, for the multi-process and crash tests.
+struct ChildProcess {
+    /// How a child ended.
+    enum Termination: Equatable {
+        case exited(Int32)
+        case signaled(Int32)
+    }
+
+    let pid: pid_t
+
+    /// The `securestore-tool` executable built beside the test binary.
+    static func toolPath() throws -> String {
+        var folders: [String] = []
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
+        }
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            folders.append(URL(fileURLWithPath: exe).deletingLastPathComponent().path)
+        }
+        folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
+        for folder in folders {
+            let candidate = folder + "/securestore-tool"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw ToolNotFound(searched: folders)
+    }
+
+    struct ToolNotFound: Error, CustomStringConvertible {
+        let searched: [String]
+        var description: String { "securestore-tool not found in \(searched); build it with swift build" }
+    }
+
+    struct SpawnFailed: Error {
+        let errno: Int32
+    }
+
+    /// Starts `path` with `arguments`, inheriting the environment, standard output and standard error.
+    static func spawn(_ path: String, _ arguments: [String]) throws -> ChildProcess {
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, path, nil, nil, argv, envp)
+        guard result == 0 else { throw SpawnFailed(errno: result) }
+        return ChildProcess(pid: pid)
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for the child to end.
+    func wait() -> Termination {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
+        return .signaled(status & 0x7f)
+    }
+}
