@@ -104,6 +104,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "sessionctlTests",
+            dependencies: [
+                "sessionctl", "SessionKit", "SessionKitTesting", "AuthEmulator", "SecureStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
                 "AuthEmulator",

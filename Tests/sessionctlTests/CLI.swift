@@ -1,0 +1,149 @@
+import AuthEmulator
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs the built `sessionctl` binary as a separate process, in an isolated home.
+struct CLI: Sendable {
+    /// The folder that stands in for the user's config and state folders.
+    let home: URL
+    /// Extra environment, such as the issuer and client id.
+    var environment: [String: String]
+
+    /// A CLI with a fresh home, configured (by environment) for `emulator`'s native client.
+    static func make(for emulator: AuthEmulator? = nil, extra: [String: String] = [:]) throws -> CLI {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sessionctl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = extra
+        if let emulator {
+            environment["SESSIONCTL_ISSUER"] = emulator.issuer.absoluteString
+            environment["SESSIONCTL_CLIENT_ID"] = AuthEmulator.Client.nativeID
+        }
+        return CLI(home: home, environment: environment)
+    }
+
+    /// The sessions folder this CLI uses.
+    var sessionsFolder: URL { home.appendingPathComponent("state/sessionctl") }
+
+    /// The path of the built binary, next to the test bundle.
+    static func binary() throws -> String {
+        var folders: [String] = []
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
+        }
+        folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
+        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/sessionctl") {
+            return folder + "/sessionctl"
+        }
+        throw CLIError(description: "sessionctl was not built; looked in \(folders)")
+    }
+
+    struct CLIError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A finished run.
+    struct Result: Sendable {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var output: String { stdout + stderr }
+    }
+
+    /// A running process whose output can be watched before it ends.
+    final class Running: Sendable {
+        let process: Process
+        private let out = Mutex(Data())
+        private let err = Mutex(Data())
+        private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        private let done = Mutex(false)
+
+        fileprivate init(_ process: Process, stdout: Pipe, stderr: Pipe) {
+            self.process = process
+            stdout.fileHandleForReading.readabilityHandler = { [out] handle in
+                let chunk = handle.availableData
+                out.withLock { $0.append(chunk) }
+            }
+            stderr.fileHandleForReading.readabilityHandler = { [err] handle in
+                let chunk = handle.availableData
+                err.withLock { $0.append(chunk) }
+            }
+        }
+
+        /// Standard error so far.
+        var stderrText: String { String(decoding: err.withLock { $0 }, as: UTF8.self) }
+
+        /// Waits until standard error contains `text`, up to `timeout`.
+        func waitForStderr(containing text: String, timeout: Duration = .seconds(10)) async throws -> String {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                let current = stderrText
+                if current.contains(text) { return current }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw CLIError(description: "stderr never contained '\(text)'; it was: \(stderrText)")
+        }
+
+        /// Waits for the process to end and returns its output.
+        func finish(timeout: Duration = .seconds(30)) async throws -> Result {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning {
+                guard ContinuousClock.now < deadline else {
+                    process.terminate()
+                    throw CLIError(description: "sessionctl did not finish in \(timeout); stderr: \(stderrText)")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            return Result(
+                status: process.terminationStatus,
+                stdout: String(decoding: out.withLock { $0 }, as: UTF8.self),
+                stderr: stderrText
+            )
+        }
+    }
+
+    /// Starts `sessionctl arguments...`, with `input` on standard input.
+    func start(_ arguments: [String], input: String? = nil) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SESSIONCTL_") }
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        env["NO_COLOR"] = "1"
+        env.merge(environment) { $1 }
+        process.environment = env
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        let running = Running(process, stdout: stdout, stderr: stderr)
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        return running
+    }
+
+    /// Runs `sessionctl arguments...` to the end.
+    func run(_ arguments: [String], input: String? = nil) async throws -> Result {
+        try await start(arguments, input: input).finish()
+    }
+
+    /// Signs alice in with `login --password --password-stdin`.
+    @discardableResult
+    func signIn() async throws -> Result {
+        let result = try await run(
+            ["login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail], input: AuthEmulator.User.alicePassword + "\n"
+        )
+        #expect(result.status == 0, "login failed: \(result.stderr)")
+        return result
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: home)
+    }
+}
