@@ -1,0 +1,89 @@
+extension AuthEmulator {
+    /// An application registered with the emulator, as an Auth0 "application".
+    ///
+    /// A client without a ``secret`` is public (a native or single-page app); one with a secret is confidential
+    /// and must authenticate at the token endpoint with `client_secret_post` or `client_secret_basic`.
+    public struct Client: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The `client_id`.
+        public var id: String
+        /// A display name.
+        public var name: String
+        /// The client secret, or `nil` for a public client.
+        public var secret: String?
+        /// The grant types this client may use at `/oauth/token`.
+        public var grantTypes: [GrantType]
+        /// Allowed redirect URIs. For loopback IP URIs (`127.0.0.1`, `[::1]`) any port matches (RFC 8252 §7.3).
+        public var redirectURIs: [String]
+        /// When `true` and the client has a secret, its ID tokens are signed HS256 with that secret.
+        public var signsIDTokensWithSecret: Bool
+
+        /// Creates a client.
+        public init(
+            id: String,
+            name: String,
+            secret: String? = nil,
+            grantTypes: [GrantType] = GrantType.allSupported,
+            redirectURIs: [String] = [],
+            signsIDTokensWithSecret: Bool = false
+        ) {
+            self.id = id
+            self.name = name
+            self.secret = secret
+            self.grantTypes = grantTypes
+            self.redirectURIs = redirectURIs
+            self.signsIDTokensWithSecret = signsIDTokensWithSecret
+        }
+
+        /// Whether the client is public (has no secret).
+        public var isPublic: Bool { secret == nil }
+
+        /// The client without its secret.
+        public var description: String {
+            let kind = isPublic ? "public" : "confidential, secret <REDACTED>"
+            return "Client(\(id), \(name), \(kind))"
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret
+        }
+
+        /// Decodes a client; only `id` is required.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.id = try c.decode(String.self, forKey: .id)
+            self.name = try c.decodeIfPresent(String.self, forKey: .name) ?? id
+            self.secret = try c.decodeIfPresent(String.self, forKey: .secret)
+            self.grantTypes = try c.decodeIfPresent([GrantType].self, forKey: .grantTypes) ?? GrantType.allSupported
+            self.redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+            self.signsIDTokensWithSecret = try c.decodeIfPresent(Bool.self, forKey: .signsIDTokensWithSecret) ?? false
+        }
+    }
+}
+
+extension AuthEmulator.Client {
+    /// The seeded public native client's id: `sessionkit-native`.
+    public static let nativeID = "sessionkit-native"
+    /// The seeded confidential client's id: `sessionkit-backend`.
+    public static let confidentialID = "sessionkit-backend"
+    /// The seeded confidential client's secret. A public fixture: never use it outside the emulator.
+    public static let confidentialSecret = "sessionkit-backend-demo-secret"
+    /// The seeded native client's redirect URIs.
+    public static let nativeRedirectURIs = ["http://127.0.0.1/callback", "com.example.app://callback"]
+
+    /// The seeded public native client: no secret, every grant but client credentials.
+    public static let native = AuthEmulator.Client(
+        id: nativeID,
+        name: "SessionKit Native",
+        grantTypes: AuthEmulator.GrantType.allSupported.filter { $0 != .clientCredentials },
+        redirectURIs: nativeRedirectURIs
+    )
+
+    /// The seeded confidential client: a secret, every grant including client credentials.
+    public static let confidential = AuthEmulator.Client(
+        id: confidentialID,
+        name: "SessionKit Backend",
+        secret: confidentialSecret,
+        grantTypes: AuthEmulator.GrantType.allSupported,
+        redirectURIs: ["http://127.0.0.1/callback"]
+    )
+}

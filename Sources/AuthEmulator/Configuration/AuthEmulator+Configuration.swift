@@ -1,0 +1,123 @@
+public import Foundation
+
+extension AuthEmulator {
+    /// Everything that shapes one emulator instance: where it listens, how it signs, how long tokens live,
+    /// which clients and users it knows, and which test hooks are on.
+    ///
+    /// The type is `Codable` so that `sessionctl emulator --config FILE` can load it from JSON. Every key is
+    /// optional in JSON: a missing key takes the default shown here.
+    ///
+    /// ```swift
+    /// var configuration = AuthEmulator.Configuration()
+    /// configuration.lifetimes.accessToken = 60
+    /// configuration.testControlsEnabled = true
+    /// let emulator = try await AuthEmulator.start(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable, Codable, Equatable {
+        /// The address to bind. Defaults to `127.0.0.1`; the emulator is meant for loopback only.
+        public var host: String
+        /// The port to bind, or `nil` (the default) for a free port chosen by the system.
+        public var port: Int?
+        /// The algorithm of the emulator's signing keys (RS256 by default).
+        public var signingAlgorithm: SigningAlgorithm
+        /// How long tokens, codes and device codes live.
+        public var lifetimes: TokenLifetimes
+        /// Refresh-token rotation and reuse detection.
+        public var refreshTokenRotation: RefreshTokenRotation
+        /// Seconds an old signing key stays published in the JWKS after a rotation. Defaults to one day.
+        public var keyRotationOverlap: Double
+        /// When set, `/authorize` signs this user (a user id or an email) in without a form, so a test can
+        /// complete the code flow with an HTTP client alone. `nil` (the default) shows the sign-in form.
+        public var autoSignInUser: String?
+        /// Turns on ``AuthEmulator/controls`` and the `/__emulator/…` HTTP endpoints. Off by default.
+        public var testControlsEnabled: Bool
+        /// A JSON file that keeps grants, users' metadata, signing keys and the clock across restarts.
+        public var stateFile: String?
+        /// The applications that may ask for tokens.
+        public var clients: [Client]
+        /// The accounts that may sign in.
+        public var users: [User]
+        /// The APIs (resource servers) an `audience` may name, besides the built-in Management API.
+        public var apis: [API]
+
+        /// Creates a configuration; every argument has the default described on its property.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int? = nil,
+            signingAlgorithm: SigningAlgorithm = .rs256,
+            lifetimes: TokenLifetimes = .init(),
+            refreshTokenRotation: RefreshTokenRotation = .init(),
+            keyRotationOverlap: Double = 86_400,
+            autoSignInUser: String? = nil,
+            testControlsEnabled: Bool = false,
+            stateFile: String? = nil,
+            clients: [Client] = [.native, .confidential],
+            users: [User] = [.alice, .bob],
+            apis: [API] = [.demo]
+        ) {
+            self.host = host
+            self.port = port
+            self.signingAlgorithm = signingAlgorithm
+            self.lifetimes = lifetimes
+            self.refreshTokenRotation = refreshTokenRotation
+            self.keyRotationOverlap = keyRotationOverlap
+            self.autoSignInUser = autoSignInUser
+            self.testControlsEnabled = testControlsEnabled
+            self.stateFile = stateFile
+            self.clients = clients
+            self.users = users
+            self.apis = apis
+        }
+
+        /// Loads a configuration from a JSON file; missing keys take their defaults.
+        public static func load(contentsOf url: URL) throws -> Configuration {
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw AuthEmulatorError(.invalidConfiguration, "Cannot read \(url.path)", underlying: error)
+            }
+            do {
+                return try JSONDecoder().decode(Configuration.self, from: data)
+            } catch {
+                throw AuthEmulatorError(
+                    .invalidConfiguration, "\(url.path) is not a valid configuration", underlying: error)
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case host, port, signingAlgorithm, lifetimes, refreshTokenRotation, keyRotationOverlap
+            case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis
+        }
+
+        /// Decodes a configuration; every key is optional.
+        public init(from decoder: any Decoder) throws {
+            let defaults = Configuration()
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.host = try c.decodeIfPresent(String.self, forKey: .host) ?? defaults.host
+            self.port = try c.decodeIfPresent(Int.self, forKey: .port)
+            self.signingAlgorithm =
+                try c.decodeIfPresent(SigningAlgorithm.self, forKey: .signingAlgorithm) ?? defaults.signingAlgorithm
+            self.lifetimes = try c.decodeIfPresent(TokenLifetimes.self, forKey: .lifetimes) ?? defaults.lifetimes
+            self.refreshTokenRotation =
+                try c.decodeIfPresent(RefreshTokenRotation.self, forKey: .refreshTokenRotation)
+                ?? defaults.refreshTokenRotation
+            self.keyRotationOverlap =
+                try c.decodeIfPresent(Double.self, forKey: .keyRotationOverlap) ?? defaults.keyRotationOverlap
+            self.autoSignInUser = try c.decodeIfPresent(String.self, forKey: .autoSignInUser)
+            self.testControlsEnabled = try c.decodeIfPresent(Bool.self, forKey: .testControlsEnabled) ?? false
+            self.stateFile = try c.decodeIfPresent(String.self, forKey: .stateFile)
+            self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
+            self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users
+            self.apis = try c.decodeIfPresent([API].self, forKey: .apis) ?? defaults.apis
+        }
+    }
+
+    /// The algorithm of the emulator's own signing keys.
+    public enum SigningAlgorithm: String, Sendable, Codable, Equatable {
+        /// RSA PKCS#1 v1.5 with SHA-256 and a 2048-bit key, Auth0's default.
+        case rs256 = "RS256"
+        /// ECDSA on P-256 with SHA-256.
+        case es256 = "ES256"
+    }
+}

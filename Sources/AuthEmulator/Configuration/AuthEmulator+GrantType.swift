@@ -1,0 +1,45 @@
+extension AuthEmulator {
+    /// An OAuth 2.0 grant type as sent in `grant_type`.
+    public struct GrantType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The wire value, e.g. `refresh_token`.
+        public var rawValue: String
+
+        /// Wraps a wire value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Decodes the grant type from its wire string.
+        public init(from decoder: any Decoder) throws {
+            self.rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        /// Encodes the wire string.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        /// The wire value.
+        public var description: String { rawValue }
+
+        /// `authorization_code`.
+        public static let authorizationCode = GrantType(rawValue: "authorization_code")
+        /// `refresh_token`.
+        public static let refreshToken = GrantType(rawValue: "refresh_token")
+        /// `password` (Resource Owner Password).
+        public static let password = GrantType(rawValue: "password")
+        /// Auth0's password grant with a connection: `http://auth0.com/oauth/grant-type/password-realm`.
+        public static let passwordRealm = GrantType(rawValue: "http://auth0.com/oauth/grant-type/password-realm")
+        /// RFC 8628 device authorization: `urn:ietf:params:oauth:grant-type:device_code`.
+        public static let deviceCode = GrantType(rawValue: "urn:ietf:params:oauth:grant-type:device_code")
+        /// RFC 8693 token exchange: `urn:ietf:params:oauth:grant-type:token-exchange`.
+        public static let tokenExchange = GrantType(rawValue: "urn:ietf:params:oauth:grant-type:token-exchange")
+        /// `client_credentials` (confidential clients only).
+        public static let clientCredentials = GrantType(rawValue: "client_credentials")
+
+        /// Every grant type the emulator implements.
+        public static let allSupported: [GrantType] = [
+            .authorizationCode, .refreshToken, .password, .passwordRealm, .deviceCode, .tokenExchange,
+            .clientCredentials,
+        ]
+    }
+}

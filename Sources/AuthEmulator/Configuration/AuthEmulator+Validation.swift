@@ -1,0 +1,23 @@
+extension AuthEmulator.Configuration {
+    /// Checks the configuration for mistakes that would make the emulator misbehave.
+    func validate() throws {
+        func fail(_ message: String) -> AuthEmulatorError { AuthEmulatorError(.invalidConfiguration, message) }
+        if host.isEmpty { throw fail("host must not be empty") }
+        if let port, !(0...65_535).contains(port) { throw fail("port \(port) is out of range") }
+        let l = lifetimes
+        let values = [
+            l.accessToken, l.idToken, l.refreshTokenIdle, l.refreshTokenAbsolute, l.authorizationCode, l.deviceCode,
+        ]
+        if values.contains(where: { $0 <= 0 }) { throw fail("token lifetimes must be positive") }
+        if l.devicePollInterval < 0 { throw fail("devicePollInterval must not be negative") }
+        if refreshTokenRotation.reuseInterval < 0 { throw fail("reuseInterval must not be negative") }
+        if keyRotationOverlap < 0 { throw fail("keyRotationOverlap must not be negative") }
+        if Set(clients.map(\.id)).count != clients.count { throw fail("client ids must be unique") }
+        if Set(users.map(\.id)).count != users.count { throw fail("user ids must be unique") }
+        if let autoSignInUser,
+            !users.contains(where: { $0.id == autoSignInUser || $0.email.lowercased() == autoSignInUser.lowercased() })
+        {
+            throw fail("autoSignInUser \(autoSignInUser) is not a configured user")
+        }
+    }
+}

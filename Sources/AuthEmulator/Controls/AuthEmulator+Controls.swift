@@ -1,0 +1,112 @@
+public import Foundation
+
+extension AuthEmulator {
+    /// Test controls for an emulator started with `testControlsEnabled`.
+    ///
+    /// Every method throws ``AuthEmulatorError/Code/controlsDisabled`` when controls are off. State changes go
+    /// through the emulator's actors, so a control takes effect before the next request is handled.
+    ///
+    /// ```swift
+    /// try await emulator.controls.advanceClock(by: 3601)          // expire one-hour tokens
+    /// try await emulator.controls.inject(.status(503).times(2), into: .token)
+    /// let counts = try await emulator.controls.requestCounts()
+    /// ```
+    public struct Controls: Sendable {
+        let core: EmulatorCore
+
+        private func enabled() throws {
+            guard core.configuration.testControlsEnabled else {
+                throw AuthEmulatorError(
+                    .controlsDisabled, "Start the emulator with testControlsEnabled to use controls")
+            }
+        }
+
+        /// The emulator's current time.
+        public func now() throws -> Date {
+            try enabled()
+            return core.clock.now
+        }
+
+        /// Moves the emulator clock forward; expiry decisions and the `Date` header follow it at once.
+        public func advanceClock(by seconds: Double) async throws {
+            try enabled()
+            guard seconds >= 0 else { throw AuthEmulatorError(.invalidConfiguration, "The clock only moves forward") }
+            core.clock.advance(by: seconds)
+            await core.state.persist()
+        }
+
+        /// Makes a new signing key current; the old one stays in the JWKS for the configured overlap.
+        /// - Returns: The new key's `kid`.
+        @discardableResult
+        public func rotateSigningKeys() async throws -> String {
+            try enabled()
+            do {
+                let kid = try await core.keys.rotate(now: core.clock.now)
+                await core.state.setKeys(await core.keys.all)
+                return kid
+            } catch {
+                throw AuthEmulatorError(.signing, "Key rotation failed", underlying: error)
+            }
+        }
+
+        /// The `kid` of the key signing new tokens.
+        public func currentKeyID() async throws -> String {
+            try enabled()
+            return await core.keys.currentKID
+        }
+
+        /// Revokes every grant of a user (all refresh token families and their access tokens).
+        /// - Returns: How many live grants were revoked.
+        @discardableResult
+        public func revokeGrants(forUser userID: String) async throws -> Int {
+            try enabled()
+            guard await core.state.user(id: userID) != nil else {
+                throw AuthEmulatorError(.notFound, "No user \(userID)")
+            }
+            return await core.state.revokeGrants(userID: userID)
+        }
+
+        /// Adds a fault to an endpoint; several faults on one endpoint apply in the order added.
+        public func inject(_ fault: Fault, into endpoint: Endpoint) async throws {
+            try enabled()
+            await core.faults.inject(fault, into: endpoint)
+        }
+
+        /// Removes the faults of one endpoint, or of every endpoint when `endpoint` is `nil`.
+        public func clearFaults(_ endpoint: Endpoint? = nil) async throws {
+            try enabled()
+            await core.faults.clear(endpoint)
+        }
+
+        /// Approves a pending device code (by its user code) for a user, as if they signed in at `/activate`.
+        public func approveDevice(userCode: String, userID: String) async throws {
+            try enabled()
+            guard await core.state.user(id: userID) != nil else {
+                throw AuthEmulatorError(.notFound, "No user \(userID)")
+            }
+            guard await core.state.decideDevice(userCode: userCode, approvedBy: userID) else {
+                throw AuthEmulatorError(.notFound, "No pending device code \(userCode)")
+            }
+        }
+
+        /// Denies a pending device code (by its user code).
+        public func denyDevice(userCode: String) async throws {
+            try enabled()
+            guard await core.state.decideDevice(userCode: userCode, approvedBy: nil) else {
+                throw AuthEmulatorError(.notFound, "No pending device code \(userCode)")
+            }
+        }
+
+        /// Requests seen per endpoint and per grant type since start or the last reset.
+        public func requestCounts() async throws -> RequestCounts {
+            try enabled()
+            return await core.faults.requestCounts()
+        }
+
+        /// Resets the request counts to zero.
+        public func resetRequestCounts() async throws {
+            try enabled()
+            await core.faults.resetCounts()
+        }
+    }
+}

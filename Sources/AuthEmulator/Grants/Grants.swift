@@ -1,0 +1,35 @@
+import Foundation
+
+/// The grant implementations, one file each, sharing the client and the services.
+struct Grants: Sendable {
+    let core: EmulatorCore
+    let client: AuthEmulator.Client
+
+    var issuer: TokenIssuer { TokenIssuer(core: core) }
+
+    /// Issues tokens for a new user grant, with a refresh token when `offline_access` was granted.
+    func issueNewGrant(
+        userID: String,
+        scopes: [String],
+        audience: String?,
+        authTime: Date?,
+        nonce: String? = nil
+    ) async throws(OAuthError) -> (TokenResponse, GrantRecord) {
+        let grant = await core.state.createGrant(
+            userID: userID,
+            clientID: client.id,
+            scopes: scopes,
+            audience: audience,
+            authTime: authTime,
+            nonce: nonce
+        )
+        var refreshToken: String?
+        if scopes.contains("offline_access"), client.grantTypes.contains(.refreshToken) {
+            refreshToken = await core.state.issueRefreshToken(grantID: grant.id)
+        }
+        let response = try await issuer.issue(
+            .init(grant: grant, client: client, scopes: scopes, refreshToken: refreshToken, nonce: nonce)
+        )
+        return (response, grant)
+    }
+}

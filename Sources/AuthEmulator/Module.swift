@@ -1,2 +1,0 @@
-/// Module marker; replaced as the module grows.
-enum AuthEmulatorModule {}

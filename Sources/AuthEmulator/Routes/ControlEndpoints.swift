@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+
+/// The test controls over HTTP under `/__emulator/`, for tests in another process. Registered only when
+/// `testControlsEnabled` is on; bodies and answers are JSON.
+struct ControlEndpoints: Sendable {
+    let core: EmulatorCore
+
+    private struct ClockAdvance: Decodable { var seconds: Double }
+    private struct FaultRequest: Decodable {
+        var endpoint: AuthEmulator.Endpoint
+        var fault: AuthEmulator.Fault
+    }
+    private struct DeviceDecision: Decodable {
+        var userCode: String
+        var userID: String?
+        enum CodingKeys: String, CodingKey {
+            case userCode = "user_code"
+            case userID = "user_id"
+        }
+    }
+
+    func register(on router: Router<EmulatorRequestContext>) {
+        let controls = AuthEmulator.Controls(core: core)
+        let group = router.group("__emulator")
+        group.get("clock") { _, _ -> Response in
+            JSONResponse.make(["now": .number(core.clock.now.timeIntervalSince1970)])
+        }
+        group.post("clock/advance") { request, context -> Response in
+            try await run {
+                let body = try await request.decode(as: ClockAdvance.self, context: context)
+                try await controls.advanceClock(by: body.seconds)
+                return ["now": .number(core.clock.now.timeIntervalSince1970)]
+            }
+        }
+        group.post("keys/rotate") { _, _ -> Response in
+            try await run { ["kid": .string(try await controls.rotateSigningKeys())] }
+        }
+        group.post("faults") { request, context -> Response in
+            try await run {
+                let body = try await request.decode(as: FaultRequest.self, context: context)
+                try await controls.inject(body.fault, into: body.endpoint)
+                return [:]
+            }
+        }
+        group.delete("faults") { _, _ -> Response in
+            try await run {
+                try await controls.clearFaults()
+                return [:]
+            }
+        }
+        group.post("users/:id/revoke") { _, context -> Response in
+            try await run {
+                let id = context.parameters.get("id") ?? ""
+                let userID = id.removingPercentEncoding ?? id
+                return ["revoked": .number(Double(try await controls.revokeGrants(forUser: userID)))]
+            }
+        }
+        group.post("device/approve") { request, context -> Response in
+            try await run {
+                let body = try await request.decode(as: DeviceDecision.self, context: context)
+                try await controls.approveDevice(userCode: body.userCode, userID: body.userID ?? "")
+                return [:]
+            }
+        }
+        group.post("device/deny") { request, context -> Response in
+            try await run {
+                let body = try await request.decode(as: DeviceDecision.self, context: context)
+                try await controls.denyDevice(userCode: body.userCode)
+                return [:]
+            }
+        }
+        group.get("requests") { _, _ -> Response in
+            try await run {
+                let counts = try await controls.requestCounts()
+                let data = try JSONEncoder().encode(counts)
+                return try JSONDecoder().decode([String: JSONValue].self, from: data)
+            }
+        }
+        group.delete("requests") { _, _ -> Response in
+            try await run {
+                try await controls.resetRequestCounts()
+                return [:]
+            }
+        }
+    }
+
+    /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.
+    private func run(_ body: () async throws -> [String: JSONValue]) async throws -> Response {
+        do {
+            return JSONResponse.make(try await body())
+        } catch let error as AuthEmulatorError {
+            let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
+            return JSONResponse.make(
+                ["error": .string("\(error.code)"), "error_description": .string(error.message)], status: status)
+        } catch {
+            return JSONResponse.make(
+                ["error": "invalid_request", "error_description": "Unreadable JSON body."], status: .badRequest)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+import Logging
+
+/// `POST /oauth/token`: authenticates the client and dispatches on `grant_type`.
+struct TokenEndpoint: Sendable {
+    let core: EmulatorCore
+
+    func register(on router: Router<EmulatorRequestContext>) {
+        router.post("oauth/token") { request, _ -> Response in
+            var request = request
+            do throws(OAuthError) {
+                let parameters = try await RequestParameters.body(of: &request)
+                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
+                let response = try await grant(parameters, client: client)
+                return JSONResponse.make(encodable: response)
+            } catch {
+                core.logger.debug("Token request refused", metadata: ["error": "\(error.code.rawValue)"])
+                return error.response
+            }
+        }
+    }
+
+    private func grant(_ p: RequestParameters, client: AuthEmulator.Client) async throws(OAuthError) -> TokenResponse {
+        guard let wire = p["grant_type"] else {
+            throw OAuthError(.invalidRequest, "Missing required parameter: grant_type")
+        }
+        let grantType = AuthEmulator.GrantType(rawValue: wire)
+        guard AuthEmulator.GrantType.allSupported.contains(grantType) else {
+            throw OAuthError(.unsupportedGrantType, "Unsupported grant type: \(wire)")
+        }
+        guard client.grantTypes.contains(grantType) else {
+            throw OAuthError(.unauthorizedClient, "Grant type '\(wire)' not allowed for the client.")
+        }
+        let grants = Grants(core: core, client: client)
+        switch grantType {
+        case .authorizationCode: return try await grants.authorizationCode(p)
+        case .refreshToken: return try await grants.refreshToken(p)
+        case .password, .passwordRealm: return try await grants.password(p, realm: grantType == .passwordRealm)
+        case .deviceCode: return try await grants.deviceCode(p)
+        case .tokenExchange: return try await grants.tokenExchange(p)
+        case .clientCredentials: return try await grants.clientCredentials(p)
+        default: throw OAuthError(.unsupportedGrantType, "Unsupported grant type: \(wire)")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Hummingbird
+import JWTKit
+
+/// `GET`/`POST /userinfo` (OIDC Core §5.3): standard claims by the token's scopes.
+struct UserInfoEndpoint: Sendable {
+    let core: EmulatorCore
+
+    func register(on router: Router<EmulatorRequestContext>) {
+        router.get("userinfo") { request, _ -> Response in await userinfo(request) }
+        router.post("userinfo") { request, _ -> Response in await userinfo(request) }
+    }
+
+    private func userinfo(_ request: Request) async -> Response {
+        guard let token = AccessTokenValidator.bearer(in: request),
+            let claims = await AccessTokenValidator(core: core).validate(token),
+            claims.aud.value.contains(core.userinfoAudience),
+            let user = await core.state.user(id: claims.sub)
+        else {
+            var response = JSONResponse.make(
+                ["error": "invalid_token", "error_description": "The access token is missing, invalid or expired."],
+                status: .unauthorized
+            )
+            response.headers[.wwwAuthenticate] =
+                "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\""
+            return response
+        }
+        let scopes = Set(claims.scopes)
+        var body: [String: JSONValue] = ["sub": .string(user.id)]
+        if scopes.contains("profile") {
+            body["name"] = .string(user.name)
+            body["nickname"] = .string(user.nickname)
+            body["picture"] = .string(user.picture)
+        }
+        if scopes.contains("email") {
+            body["email"] = .string(user.email)
+            body["email_verified"] = .bool(user.emailVerified)
+        }
+        return JSONResponse.make(body)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+
+/// The services every endpoint shares: configuration, clock, state, keys, faults and counters.
+final class EmulatorCore: Sendable {
+    let configuration: AuthEmulator.Configuration
+    /// The issuer with its trailing slash, e.g. `http://127.0.0.1:8080/`.
+    let issuer: String
+    let clock: EmulatorClock
+    let state: EmulatorState
+    let keys: SigningKeys
+    let faults: FaultInjector
+    let logger: Logger
+
+    init(
+        configuration: AuthEmulator.Configuration,
+        issuer: String,
+        clock: EmulatorClock,
+        state: EmulatorState,
+        keys: SigningKeys,
+        faults: FaultInjector,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.issuer = issuer
+        self.clock = clock
+        self.state = state
+        self.keys = keys
+        self.faults = faults
+        self.logger = logger
+    }
+
+    /// The Management API audience, `<issuer>api/v2/`.
+    var managementAudience: String { issuer + "api/v2/" }
+    /// The `/userinfo` audience Auth0 adds to tokens with `openid`.
+    var userinfoAudience: String { issuer + "userinfo" }
+
+    func client(id: String?) -> AuthEmulator.Client? {
+        guard let id else { return nil }
+        return configuration.clients.first { $0.id == id }
+    }
+
+    var scopes: ScopePolicy { ScopePolicy(managementAudience: managementAudience, apis: configuration.apis) }
+}

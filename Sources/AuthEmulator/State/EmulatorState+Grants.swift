@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+
+extension EmulatorState {
+    /// Starts a new grant (family) and returns it.
+    func createGrant(
+        userID: String?,
+        clientID: String,
+        scopes: [String],
+        audience: String?,
+        authTime: Date?,
+        nonce: String? = nil
+    ) -> GrantRecord {
+        let grant = GrantRecord(
+            id: SecureRandom.token(byteCount: 12),
+            userID: userID,
+            clientID: clientID,
+            scopes: scopes,
+            audience: audience,
+            createdAt: clock.now,
+            authTime: authTime,
+            nonce: nonce
+        )
+        grants[grant.id] = grant
+        persist()
+        return grant
+    }
+
+    /// Issues a refresh token in `grantID`'s family and returns its value.
+    func issueRefreshToken(grantID: String) -> String {
+        let token = SecureRandom.token()
+        let now = clock.now
+        let digest = SecureRandom.digest(token)
+        refreshTokens[digest] = RefreshTokenRecord(digest: digest, grantID: grantID, createdAt: now, lastUsedAt: now)
+        persist()
+        return token
+    }
+
+    /// Records an access token's `jti` under its grant.
+    func recordAccessToken(jti: String, grantID: String, expiresAt: Date) {
+        accessTokens[jti] = AccessTokenRecord(jti: jti, grantID: grantID, expiresAt: expiresAt)
+        let now = clock.now
+        accessTokens = accessTokens.filter { $0.value.expiresAt > now }
+        persist()
+    }
+
+    /// Whether an access token is still live: known, unexpired and its grant not revoked.
+    func isAccessTokenActive(jti: String) -> Bool {
+        guard let record = accessTokens[jti], record.expiresAt > clock.now,
+            let grant = grants[record.grantID]
+        else { return false }
+        return !grant.revoked
+    }
+
+    /// The outcome of presenting a refresh token.
+    enum RefreshOutcome: Sendable {
+        /// The grant to issue from, and the new refresh token when rotation is on.
+        case accepted(GrantRecord, newRefreshToken: String?)
+        case refused(OAuthError)
+    }
+
+    /// Redeems a refresh token atomically: expiry, client binding, rotation and reuse detection.
+    func redeemRefreshToken(
+        _ token: String,
+        clientID: String,
+        rotation: AuthEmulator.RefreshTokenRotation,
+        lifetimes: AuthEmulator.TokenLifetimes
+    ) -> RefreshOutcome {
+        let invalid = OAuthError(.invalidGrant, "Unknown or invalid refresh token.")
+        let now = clock.now
+        let digest = SecureRandom.digest(token)
+        guard var record = refreshTokens[digest], let grant = grants[record.grantID], !grant.revoked else {
+            return .refused(invalid)
+        }
+        guard grant.clientID == clientID else { return .refused(invalid) }
+        if now.timeIntervalSince(grant.createdAt) > lifetimes.refreshTokenAbsolute
+            || now.timeIntervalSince(record.lastUsedAt) > lifetimes.refreshTokenIdle
+        {
+            return .refused(OAuthError(.invalidGrant, "The refresh token has expired."))
+        }
+        guard rotation.enabled else {
+            record.lastUsedAt = now
+            refreshTokens[digest] = record
+            persist()
+            return .accepted(grant, newRefreshToken: nil)
+        }
+        if let spentAt = record.spentAt {
+            guard now.timeIntervalSince(spentAt) < rotation.reuseInterval else {
+                revokeGrant(id: grant.id)
+                logger.debug("Refresh token reuse detected; family revoked", metadata: ["grant": "\(grant.id)"])
+                return .refused(invalid)
+            }
+        } else {
+            record.spentAt = now
+        }
+        record.lastUsedAt = now
+        refreshTokens[digest] = record
+        return .accepted(grant, newRefreshToken: issueRefreshToken(grantID: grant.id))
+    }
+
+    /// Revokes a grant: its refresh tokens and access tokens stop working.
+    func revokeGrant(id: String) {
+        guard var grant = grants[id] else { return }
+        grant.revoked = true
+        grants[id] = grant
+        refreshTokens = refreshTokens.filter { $0.value.grantID != id }
+        persist()
+    }
+
+    /// Revokes the family of a refresh token, if `clientID` owns it. Unknown tokens are ignored (RFC 7009 §2.2).
+    func revokeRefreshToken(_ token: String, clientID: String) -> Bool {
+        guard let record = refreshTokens[SecureRandom.digest(token)], let grant = grants[record.grantID] else {
+            return true
+        }
+        guard grant.clientID == clientID else { return false }
+        revokeGrant(id: grant.id)
+        return true
+    }
+
+    /// Revokes every grant of a user; returns how many were live.
+    func revokeGrants(userID: String) -> Int {
+        let live = grants.values.filter { $0.userID == userID && !$0.revoked }
+        for grant in live { revokeGrant(id: grant.id) }
+        return live.count
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// One sign-in (or one client-credentials issuance): the family every refresh token descends from.
+struct GrantRecord: Sendable, Codable, Equatable {
+    var id: String
+    var userID: String?
+    var clientID: String
+    /// The scopes granted at sign-in; refreshes may narrow, never widen, them.
+    var scopes: [String]
+    var audience: String?
+    var createdAt: Date
+    var authTime: Date?
+    var nonce: String?
+    var revoked: Bool = false
+}
+
+/// A refresh token, stored by the SHA-256 of its value.
+struct RefreshTokenRecord: Sendable, Codable, Equatable {
+    var digest: String
+    var grantID: String
+    var createdAt: Date
+    var lastUsedAt: Date
+    /// When rotation spent this token; a second use after the reuse interval revokes the family.
+    var spentAt: Date?
+}
+
+/// An issued access token's `jti`, so revocation also stops it at `/userinfo` and the Management API.
+struct AccessTokenRecord: Sendable, Codable, Equatable {
+    var jti: String
+    var grantID: String
+    var expiresAt: Date
+}
+
+/// An authorization code awaiting redemption, stored by the SHA-256 of its value.
+struct AuthorizationCodeRecord: Sendable, Codable, Equatable {
+    var digest: String
+    var clientID: String
+    var redirectURI: String
+    var codeChallenge: String?
+    var userID: String
+    var scopes: [String]
+    var audience: String?
+    var nonce: String?
+    var authTime: Date
+    var expiresAt: Date
+    var redeemed: Bool = false
+    /// The grant the code produced, revoked if the code is presented again.
+    var grantID: String?
+}
+
+/// A device authorization (RFC 8628) and where it stands.
+struct DeviceCodeRecord: Sendable, Codable, Equatable {
+    enum Status: Sendable, Codable, Equatable {
+        case pending
+        case approved(userID: String, authTime: Date)
+        case denied
+        case consumed
+    }
+
+    var digest: String
+    var userCode: String
+    var clientID: String
+    var scopes: [String]
+    var audience: String?
+    var expiresAt: Date
+    var interval: Int
+    var lastPolledAt: Date?
+    var status: Status = .pending
+}
+
+/// An emulator browser session, set by the sign-in form or test mode, keyed by the digest of its cookie.
+struct BrowserSession: Sendable, Codable, Equatable {
+    var userID: String
+    var authTime: Date
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+
+/// An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1) answered as `{error, error_description}`.
+struct OAuthError: Error, Sendable {
+    /// The `error` code.
+    struct Code: RawRepresentable, Hashable, Sendable {
+        var rawValue: String
+
+        static let invalidRequest = Code(rawValue: "invalid_request")
+        static let invalidClient = Code(rawValue: "invalid_client")
+        static let invalidGrant = Code(rawValue: "invalid_grant")
+        static let unauthorizedClient = Code(rawValue: "unauthorized_client")
+        static let unsupportedGrantType = Code(rawValue: "unsupported_grant_type")
+        static let unsupportedResponseType = Code(rawValue: "unsupported_response_type")
+        static let invalidScope = Code(rawValue: "invalid_scope")
+        static let accessDenied = Code(rawValue: "access_denied")
+        static let authorizationPending = Code(rawValue: "authorization_pending")
+        static let slowDown = Code(rawValue: "slow_down")
+        static let expiredToken = Code(rawValue: "expired_token")
+        static let invalidToken = Code(rawValue: "invalid_token")
+        static let loginRequired = Code(rawValue: "login_required")
+        static let serverError = Code(rawValue: "server_error")
+    }
+
+    let code: Code
+    let description: String
+
+    init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    /// The HTTP status Auth0 uses for this error: 401 for a bad client, 403 for a refused grant (Auth0 answers
+    /// `invalid_grant` and `access_denied` with 403, so clients must key on `error`, not the status), else 400.
+    var status: HTTPResponse.Status {
+        switch code {
+        case .invalidClient, .invalidToken: .unauthorized
+        case .invalidGrant, .accessDenied, .unauthorizedClient: .forbidden
+        case .serverError: .internalServerError
+        default: .badRequest
+        }
+    }
+
+    /// The JSON error response, with `Cache-Control: no-store`.
+    var response: Response {
+        var response = JSONResponse.make(
+            ["error": .string(code.rawValue), "error_description": .string(description)],
+            status: status
+        )
+        if code == .invalidClient {
+            response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
+        }
+        return response
+    }
+}
+
+/// Builders for JSON responses.
+enum JSONResponse {
+    static func make(_ object: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
+        make(encodable: JSONValue.object(object), status: status)
+    }
+
+    static func make(encodable value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func redirect(to location: String, headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: .found, headers: headers)
+    }
+}

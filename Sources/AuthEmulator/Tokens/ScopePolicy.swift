@@ -1,0 +1,53 @@
+/// Decides which audiences exist and which requested scopes are granted, as an Auth0 tenant would.
+struct ScopePolicy: Sendable {
+    let managementAudience: String
+    let apis: [AuthEmulator.API]
+
+    /// The OpenID Connect scopes a user-facing grant may carry.
+    static let userScopes: Set<String> = ["openid", "profile", "email", "offline_access"]
+    /// The scope set used when a request names none.
+    static let defaultScopes = ["openid", "profile", "email"]
+
+    /// Checks an `audience`: `nil` stays `nil`, a known API is kept, anything else is refused as Auth0 does.
+    func audience(_ audience: String?) throws(OAuthError) -> String? {
+        guard let audience else { return nil }
+        guard audience == managementAudience || apis.contains(where: { $0.identifier == audience }) else {
+            throw OAuthError(.accessDenied, "Service not found: \(audience)")
+        }
+        return audience
+    }
+
+    /// The scopes an audience defines.
+    func apiScopes(for audience: String?) -> [String] {
+        guard let audience else { return [] }
+        if audience == managementAudience { return AuthEmulator.API.managementScopes }
+        return apis.first { $0.identifier == audience }?.scopes ?? []
+    }
+
+    /// The granted scopes for a user grant: requested OIDC scopes plus requested scopes of the audience,
+    /// in request order; unknown scopes are dropped.
+    func userGrant(requested: String?, audience: String?) -> [String] {
+        let requestedList = Self.split(requested) ?? Self.defaultScopes
+        let allowed = Self.userScopes.union(apiScopes(for: audience))
+        return Self.unique(requestedList.filter { allowed.contains($0) })
+    }
+
+    /// The granted scopes for client credentials: requested API scopes, or all of them when none are named.
+    func clientGrant(requested: String?, audience: String) -> [String] {
+        let defined = apiScopes(for: audience)
+        guard let requestedList = Self.split(requested) else { return defined }
+        return Self.unique(requestedList.filter { defined.contains($0) })
+    }
+
+    /// Splits a space-separated scope string; `nil` when absent or blank.
+    static func split(_ scope: String?) -> [String]? {
+        guard let scope else { return nil }
+        let parts = scope.split(separator: " ").map(String.init)
+        return parts.isEmpty ? nil : parts
+    }
+
+    private static func unique(_ scopes: [String]) -> [String] {
+        var seen = Set<String>()
+        return scopes.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,68 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import JWTKit
+
+/// One of the emulator's signing keys: its `kid`, its private key in PEM (for the state file) and its public JWK.
+struct SigningKey: Sendable, Codable {
+    var kid: String
+    var algorithm: AuthEmulator.SigningAlgorithm
+    var privateKeyPEM: String
+    var createdAt: Date
+    /// When a newer key took over; the key stays published for the configured overlap after this.
+    var retiredAt: Date?
+
+    /// Generates a fresh key.
+    static func generate(_ algorithm: AuthEmulator.SigningAlgorithm, now: Date) throws -> SigningKey {
+        let pem: String
+        switch algorithm {
+        case .rs256:
+            do {
+                pem = try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+            } catch {
+                throw AuthEmulatorError(.signing, "Cannot generate an RSA key", underlying: error)
+            }
+        case .es256:
+            pem = ES256PrivateKey().pemRepresentation
+        }
+        return SigningKey(
+            kid: "emu-" + SecureRandom.token(byteCount: 9),
+            algorithm: algorithm,
+            privateKeyPEM: pem,
+            createdAt: now
+        )
+    }
+
+    /// Adds the key to a jwt-kit collection under its `kid`.
+    func add(to collection: JWTKeyCollection) async throws {
+        switch algorithm {
+        case .rs256:
+            let key = try Insecure.RSA.PrivateKey(pem: privateKeyPEM)
+            await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+        case .es256:
+            let key = try ES256PrivateKey(pem: privateKeyPEM)
+            await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        }
+    }
+
+    /// The public JWK as published in `/.well-known/jwks.json`.
+    func publicJWK() throws -> [String: JSONValue] {
+        var jwk: [String: JSONValue] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
+        switch algorithm {
+        case .rs256:
+            let primitives = try Insecure.RSA.PrivateKey(pem: privateKeyPEM).publicKey.getKeyPrimitives()
+            jwk["kty"] = "RSA"
+            jwk["n"] = .string(primitives.modulus.base64URLEncoded)
+            jwk["e"] = .string(primitives.publicExponent.base64URLEncoded)
+        case .es256:
+            guard let parameters = try ES256PrivateKey(pem: privateKeyPEM).parameters else {
+                throw AuthEmulatorError(.signing, "The EC key has no public coordinates")
+            }
+            jwk["kty"] = "EC"
+            jwk["crv"] = "P-256"
+            jwk["x"] = .string(parameters.x)
+            jwk["y"] = .string(parameters.y)
+        }
+        return jwk
+    }
+}
