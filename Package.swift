@@ -39,7 +39,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         .target(
@@ -78,7 +77,9 @@ let package = Package(
         ),
         .target(
             name: "SessionKitTesting",
-            dependencies: ["SecureStore", "SessionKit", "AuthEmulator"],
+            dependencies: [
+                "SecureStore", "SessionKit", "AuthEmulator", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -87,6 +88,7 @@ let package = Package(
                 "SessionKit",
                 "AuthEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -38,11 +38,12 @@ struct TemporaryFolder {
     }
 }
 
-/// The permission bits of the file at `path` (`stat`, following no links), or `nil` when it is missing.
+/// The permission bits of the file at `path` (`lstat`, following no links), or `nil` when it is missing.
 func permissions(_ path: String) -> mode_t? {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return nil }
-    return info.st_mode & 0o777
+    guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int else {
+        return nil
+    }
+    return mode_t(mode & 0o777)
 }
 
 /// A file store in `folder` for `service`, with an optional explicit key.

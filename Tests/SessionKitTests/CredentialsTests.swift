@@ -42,6 +42,18 @@ struct CredentialsTests {
         #expect(decoded == sample)
     }
 
+    @Test("dates with sub-second parts round-trip exactly, many times over")
+    func exactDates() throws {
+        for _ in 0..<200 {
+            let now = Date()
+            var credentials = sample
+            credentials.receivedAt = now
+            credentials.expiresAt = now.addingTimeInterval(Double.random(in: 1...86_400))
+            let decoded = try JSONDecoder().decode(Credentials.self, from: try JSONEncoder().encode(credentials))
+            #expect(decoded == credentials)
+        }
+    }
+
     @Test("a newer schema version is refused with a clear reason")
     func newerSchemaRefused() throws {
         let future = #"{"version":99,"access_token":"a","token_type":"Bearer","received_at":0}"#

@@ -52,26 +52,25 @@ struct CLI: Sendable {
 
     /// A running process whose output can be watched before it ends.
     final class Running: Sendable {
+        /// Bytes a pipe has delivered so far.
+        final class Buffer: Sendable {
+            private let data = Mutex(Data())
+            func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+            var contents: Data { data.withLock { $0 } }
+        }
+
         let process: Process
-        private let out = Mutex(Data())
-        private let err = Mutex(Data())
-        private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        private let done = Mutex(false)
+        private let out = Buffer()
+        private let err = Buffer()
 
         fileprivate init(_ process: Process, stdout: Pipe, stderr: Pipe) {
             self.process = process
-            stdout.fileHandleForReading.readabilityHandler = { [out] handle in
-                let chunk = handle.availableData
-                out.withLock { $0.append(chunk) }
-            }
-            stderr.fileHandleForReading.readabilityHandler = { [err] handle in
-                let chunk = handle.availableData
-                err.withLock { $0.append(chunk) }
-            }
+            stdout.fileHandleForReading.readabilityHandler = { [out] handle in out.append(handle.availableData) }
+            stderr.fileHandleForReading.readabilityHandler = { [err] handle in err.append(handle.availableData) }
         }
 
         /// Standard error so far.
-        var stderrText: String { String(decoding: err.withLock { $0 }, as: UTF8.self) }
+        var stderrText: String { String(decoding: err.contents, as: UTF8.self) }
 
         /// Waits until standard error contains `text`, up to `timeout`.
         func waitForStderr(containing text: String, timeout: Duration = .seconds(10)) async throws -> String {
@@ -97,7 +96,7 @@ struct CLI: Sendable {
             try await Task.sleep(for: .milliseconds(50))
             return Result(
                 status: process.terminationStatus,
-                stdout: String(decoding: out.withLock { $0 }, as: UTF8.self),
+                stdout: String(decoding: out.contents, as: UTF8.self),
                 stderr: stderrText
             )
         }

@@ -14,7 +14,8 @@ struct CLISignInFlowTests {
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--device"])
             let shown = try await login.waitForStderr(containing: "enter the code")
-            let code = try #require(shown.split(separator: " ").last { $0.contains("-") }?.trimmingCharacters(in: .whitespacesAndNewlines))
+            let line = try #require(shown.split(separator: "\n").first { $0.contains("enter the code") })
+            let code = try #require(line.split(separator: " ").last.map(String.init))
             try await emulator.controls.approveDevice(userCode: code, userID: AuthEmulator.User.aliceID)
             let result = try await login.finish()
             #expect(result.status == 0, "\(result.stderr)")

@@ -37,10 +37,10 @@ extension Credentials: Codable {
             idToken: try container.decodeIfPresent(Secret.self, forKey: .idToken),
             refreshToken: try container.decodeIfPresent(Secret.self, forKey: .refreshToken),
             expiresAt: try container.decodeIfPresent(Double.self, forKey: .expiresAt)
-                .map(Date.init(timeIntervalSince1970:)),
+                .map(Date.init(timeIntervalSinceReferenceDate:)),
             scope: try container.decodeIfPresent(String.self, forKey: .scope),
             issuedTokenType: try container.decodeIfPresent(String.self, forKey: .issuedTokenType),
-            receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)),
+            receivedAt: Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: .receivedAt)),
             additionalParameters: try container.decodeIfPresent([String: JSONValue].self, forKey: .additionalParameters)
                 ?? [:]
         )
@@ -55,10 +55,12 @@ extension Credentials: Codable {
         try container.encode(tokenType, forKey: .tokenType)
         try container.encodeIfPresent(idToken, forKey: .idToken)
         try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
-        try container.encodeIfPresent(expiresAt?.timeIntervalSince1970, forKey: .expiresAt)
+        // Dates are seconds since 2001-01-01, Foundation's own form, so they round-trip exactly
+        // (converting through the 1970 epoch can change the last bit).
+        try container.encodeIfPresent(expiresAt?.timeIntervalSinceReferenceDate, forKey: .expiresAt)
         try container.encodeIfPresent(scope, forKey: .scope)
         try container.encodeIfPresent(issuedTokenType, forKey: .issuedTokenType)
-        try container.encode(receivedAt.timeIntervalSince1970, forKey: .receivedAt)
+        try container.encode(receivedAt.timeIntervalSinceReferenceDate, forKey: .receivedAt)
         if !additionalParameters.isEmpty {
             try container.encode(additionalParameters, forKey: .additionalParameters)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthEmulator
 import Foundation
+import Logging
 import SecureStore
 import SessionKit
 
@@ -22,7 +23,9 @@ struct Demo: AsyncParsableCommand {
         var configuration = AuthEmulator.Configuration()
         configuration.testControlsEnabled = true
         configuration.lifetimes.accessToken = accessTokenLifetime
-        let emulator = try await AuthEmulator.start(configuration: configuration)
+        var quiet = Logger(label: "sessionctl.demo.emulator")
+        quiet.logLevel = .warning
+        let emulator = try await AuthEmulator.start(configuration: configuration, logger: quiet)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sessionctl-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         Terminal.out(Terminal.bold("SessionKit demo") + " — emulator at \(emulator.issuer.absoluteString)")

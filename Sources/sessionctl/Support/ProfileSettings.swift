@@ -1,6 +1,12 @@
 import Foundation
 import SessionKit
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One profile's saved settings, in `$XDG_CONFIG_HOME/sessionctl/config.json` (else `~/.config/...`).
 struct ProfileSettings: Codable, Equatable {
     var issuer: String?
@@ -69,7 +75,12 @@ struct ConfigFile: Codable {
             else {
                 throw CocoaError(.fileWriteUnknown)
             }
-            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+            // rename(2) replaces the old file atomically: readers see the old file or the new one.
+            guard rename(temporary.path, url.path) == 0 else {
+                let code = errno
+                try? FileManager.default.removeItem(at: temporary)
+                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            }
         } catch {
             throw SessionKitError(
                 code: .invalidConfiguration,

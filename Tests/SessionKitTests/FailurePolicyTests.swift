@@ -1,0 +1,169 @@
+import AuthEmulator
+import Foundation
+import SessionKit
+import SessionKitTesting
+import Testing
+
+@Suite("Failure policy: transient failures keep the session, only invalid_grant ends it")
+struct FailurePolicyTests {
+    /// One transient fault on the token endpoint, with retries off so the fault reaches the caller.
+    @Test(
+        "a transient failure keeps the session and is retryable",
+        arguments: [
+            (AuthEmulator.Fault.status(500), SessionKitError.Code.serverError),
+            (.status(503), .serverError),
+            (.status(429), .rateLimited),
+            (.malformedBody, .invalidResponse),
+            (.truncatedBody, .networkFailure),
+            (.dropConnection, .networkFailure),
+            (.latency(3), .timeout),
+        ]
+    )
+    func transient(fault: AuthEmulator.Fault, expected: SessionKitError.Code) async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(
+                emulator, requestTimeout: .seconds(1), policy: RenewalPolicy(transientRetries: 0)
+            )
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try await emulator.controls.inject(fault.only(.refreshToken), into: .token)
+            do {
+                _ = try await live.session.credentials()
+                Issue.record("a \(fault.action) fault must fail the renewal")
+            } catch {
+                let error = try #require(error as? SessionKitError)
+                #expect(error.code == expected || (expected == .networkFailure && error.code == .invalidResponse), "\(error)")
+                #expect(error.isRetryable)
+            }
+            #expect(try await live.session.hasSession(), "the session survives a transient failure")
+            #expect(try await live.session.canRenew())
+            try await emulator.controls.clearFaults()
+            let renewed = try await live.session.credentials()
+            #expect(renewed.isValid(now: live.time.clock.now()))
+        }
+    }
+
+    @Test("one 503 then success is absorbed by the renewal's retry")
+    func failureThenSuccess() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try await emulator.controls.inject(AuthEmulator.Fault.status(503).times(1), into: .token)
+            try await emulator.controls.resetRequestCounts()
+            let renewed = try await live.session.credentials()
+            #expect(renewed.accessToken != credentials.accessToken)
+            #expect(try await emulator.controls.requestCounts()[.token] == 2)
+        }
+    }
+
+    @Test("a refresh answer lost on the way is retried within the reuse interval, and the session survives")
+    func lostResponse() async throws {
+        try await LiveEmulator.with({ $0.refreshTokenRotation.reuseInterval = 30 }) { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try await emulator.controls.inject(AuthEmulator.Fault.processThenDrop.times(1), into: .token)
+            let renewed = try await live.session.credentials()
+            #expect(renewed.refreshToken != credentials.refreshToken)
+            live.expire(renewed)
+            let again = try await live.session.credentials()
+            #expect(again.accessToken != renewed.accessToken, "the family was not revoked")
+        }
+    }
+
+    @Test("a revoked refresh token ends the session and asks for sign-in")
+    func revoked() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            _ = try await emulator.controls.revokeGrants(forUser: AuthEmulator.User.aliceID)
+            live.expire(credentials)
+            do {
+                _ = try await live.session.credentials()
+                Issue.record("a revoked refresh token must not renew")
+            } catch {
+                let error = try #require(error as? SessionKitError)
+                #expect(error.code == .signInRequired)
+                #expect(error.oauthError == "invalid_grant")
+                #expect(!error.isRetryable)
+                #expect(error.message.contains("sign in again"))
+            }
+            #expect(try await !live.session.hasSession())
+            #expect(try await !live.relaunched().hasSession())
+        }
+    }
+
+    @Test("a replayed (already rotated) refresh token is refused and the whole family revoked")
+    func reuseDetection() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let original = try await live.signIn()
+            live.expire(original)
+            let renewed = try await live.session.credentials()
+            await #expect(throws: SessionKitError.self) { _ = try await live.provider.renew(original) }
+            live.expire(renewed)
+            await #expect {
+                _ = try await live.session.credentials()
+            } throws: { error in
+                (error as? SessionKitError)?.code == .signInRequired
+            }
+            #expect(try await !live.session.hasSession())
+        }
+    }
+
+    @Test("logout racing a renewal leaves the user signed out")
+    func logoutRacesRenewal() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(1).only(.refreshToken), into: .token)
+            let session = live.session
+            let renewal = Task { try await session.credentials() }
+            try await Task.sleep(for: .milliseconds(300))
+            let result = try await session.logout()
+            #expect(result.hadSession)
+            await #expect {
+                _ = try await renewal.value
+            } throws: { error in
+                (error as? SessionKitError)?.code == .signInRequired
+            }
+            #expect(try await !session.hasSession())
+            #expect(try await !live.relaunched().hasSession())
+        }
+    }
+
+    @Test("a store that cannot be locked is reported as unavailable, never as signed out")
+    func storeUnavailable() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            let blocked = SessionManager(
+                provider: live.provider,
+                store: try LiveSession.makeStore(live.folder, lockTimeout: .milliseconds(200)),
+                clock: live.time.clock
+            )
+            let lock = try FileLockHolder(folder: live.folder)
+            do {
+                _ = try await blocked.credentials()
+                Issue.record("a held store lock must fail the renewal")
+            } catch {
+                let error = try #require(error as? SessionKitError)
+                #expect(error.code == .storeUnavailable)
+                #expect(error.isRetryable)
+            }
+            lock.release()
+            #expect(try await blocked.hasSession())
+            _ = try await blocked.credentials()
+        }
+    }
+}
