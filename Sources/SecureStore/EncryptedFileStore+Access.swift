@@ -2,7 +2,7 @@ import Foundation
 
 extension EncryptedFileStore {
     /// The largest value a store file can hold (its length is stored as a 32-bit integer).
-    static let maximumValueCount = Int(UInt32.max) - 1024
+    static let maximumValueCount = Int(clamping: UInt32.max) - 1024
 
     /// Rejects an empty key.
     static func validate(key: String) throws(SecureStoreError) {

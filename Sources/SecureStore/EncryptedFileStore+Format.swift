@@ -73,8 +73,8 @@ extension EncryptedFileStore {
             let plaintext: Data
             do {
                 let box = try AES.GCM.SealedBox(combined: bytes[headerCount...])
-                plaintext = try AES.GCM.open(
-                    box, using: keys.encryption, authenticating: authenticatedData(service: service))
+                let header = authenticatedData(service: service)
+                plaintext = try AES.GCM.open(box, using: keys.encryption, authenticating: header)
             } catch {
                 guard keyCheckMatches else {
                     throw SecureStoreError(

@@ -23,7 +23,9 @@ public import Foundation
 ///   Temporary files left by a killed writer are removed by the next write.
 /// - Reads take no lock: they read the whole file, which `rename` always replaces in one step.
 ///
-/// A `transform` passed to ``update(forKey:_:)`` runs while the lock is held; it must not use the store.
+/// Every call blocks its thread for file I/O, `fsync` and, for writes, up to ``Configuration/lockTimeout``
+/// waiting for the lock; call it off the main actor. A `transform` passed to ``update(forKey:_:)`` runs
+/// while the lock is held; it must not use the store (a nested write waits for the lock and times out).
 public struct EncryptedFileStore: SecureStore {
     /// The service whose items this store holds.
     public let service: String
@@ -81,6 +83,9 @@ public struct EncryptedFileStore: SecureStore {
     }
 
     /// Removes this service's store file (and stale temporary files), leaving other services' files alone.
+    ///
+    /// It does not read the file first, so it also clears a damaged file or one written with another key.
+    /// The empty lock file stays (see the type's documentation).
     public func deleteAll() throws(SecureStoreError) {
         let lock = try lockStore()
         defer { lock.unlock() }

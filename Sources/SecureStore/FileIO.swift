@@ -14,7 +14,7 @@ enum FileIO {
     static func readAll(_ fd: Int32, path: String) throws(SystemCallError) -> Data {
         let info = try SystemCall.status(fd, path: path)
         var result = Data()
-        result.reserveCapacity(Int(info.st_size))
+        result.reserveCapacity(Int(clamping: min(info.st_size, 1 << 26)))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in

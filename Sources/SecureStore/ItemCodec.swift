@@ -62,12 +62,15 @@ enum ItemCodec {
         guard bytes.count - offset >= 4 else {
             throw DecodingError(offset: offset, reason: "length cut short")
         }
-        var value = 0
+        var value: UInt32 = 0
         for index in offset..<offset + 4 {
-            value = value << 8 | Int(bytes[index])
+            value = value << 8 | UInt32(bytes[index])
+        }
+        guard let length = Int(exactly: value) else {
+            throw DecodingError(offset: offset, reason: "length \(value) does not fit this platform")
         }
         offset += 4
-        return value
+        return length
     }
 
     private static func readChunk(_ bytes: [UInt8], _ offset: inout Int) throws(DecodingError) -> ArraySlice<UInt8> {

@@ -132,7 +132,8 @@
         }
 
         /// Reads the item under `key`, passes it to `transform`, and stores what it returns (`nil` deletes
-        /// the item), serialized with every other `KeychainStore` update in this process.
+        /// the item), serialized with every other `KeychainStore` update in this process. `transform` must
+        /// not call `update` on any `KeychainStore`: the in-process lock is not recursive.
         ///
         /// - Returns: The value that `transform` returned, as now stored.
         @discardableResult

@@ -69,7 +69,8 @@ struct FileStoreTamperTests {
     func swappedBetweenServices() async throws {
         try await TemporaryFolder.with { folder in
             let (store, _) = try populated(folder)
-            let other = try makeFileStore(folder, service: "com.example.other")
+            // Same length as "com.example.app", so only the service's bytes tell the files apart.
+            let other = try makeFileStore(folder, service: "com.example.apq")
             try other.setString("other-value", forKey: "refresh_token")
             let otherBytes = try Data(contentsOf: URL(fileURLWithPath: other.filePath))
             try otherBytes.write(to: URL(fileURLWithPath: store.filePath))
