@@ -1,5 +1,5 @@
 public import AuthEmulator
-public import Foundation
+import Foundation
 import Logging
 public import SessionKit
 
@@ -20,12 +20,19 @@ public enum LiveEmulator {
         return configuration
     }
 
-    /// Starts an emulator with ``testConfiguration()`` changed by `configure`.
-    public static func start(_ configure: (inout AuthEmulator.Configuration) -> Void = { _ in }) async throws
-        -> AuthEmulator
+    /// ``testConfiguration()`` changed by `configure`.
+    public static func configuration(_ configure: (inout AuthEmulator.Configuration) -> Void)
+        -> AuthEmulator.Configuration
     {
         var configuration = testConfiguration()
         configure(&configuration)
+        return configuration
+    }
+
+    /// Starts an emulator, quiet below error level.
+    public static func start(_ configuration: AuthEmulator.Configuration = testConfiguration()) async throws
+        -> AuthEmulator
+    {
         var logger = Logger(label: "LiveEmulator")
         logger.logLevel = .error
         return try await AuthEmulator.start(configuration: configuration, logger: logger)
@@ -33,10 +40,10 @@ public enum LiveEmulator {
 
     /// Runs `body` with a fresh emulator and stops it afterwards, whether `body` throws or not.
     public static func with<T: Sendable>(
-        _ configure: (inout AuthEmulator.Configuration) -> Void = { _ in },
+        _ configuration: AuthEmulator.Configuration = testConfiguration(),
         _ body: (AuthEmulator) async throws -> T
     ) async throws -> T {
-        let emulator = try await start(configure)
+        let emulator = try await start(configuration)
         do {
             let result = try await body(emulator)
             await emulator.stop()

@@ -33,7 +33,9 @@ struct FailurePolicyTests {
                 Issue.record("a \(fault.action) fault must fail the renewal")
             } catch {
                 let error = try #require(error as? SessionKitError)
-                #expect(error.code == expected || (expected == .networkFailure && error.code == .invalidResponse), "\(error)")
+                #expect(
+                    error.code == expected || (expected == .networkFailure && error.code == .invalidResponse),
+                    "\(error)")
                 #expect(error.isRetryable)
             }
             #expect(try await live.session.hasSession(), "the session survives a transient failure")
@@ -61,7 +63,8 @@ struct FailurePolicyTests {
 
     @Test("a refresh answer lost on the way is retried within the reuse interval, and the session survives")
     func lostResponse() async throws {
-        try await LiveEmulator.with({ $0.refreshTokenRotation.reuseInterval = 30 }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.refreshTokenRotation.reuseInterval = 30 }) {
+            emulator in
             let live = try LiveSession.make(emulator)
             defer { live.cleanUp() }
             let credentials = try await live.signIn()

@@ -42,7 +42,8 @@ struct NoSecretsInOutputTests {
             defer { live.cleanUp() }
             let provider = ProviderClient(configuration: live.configuration, clock: live.time.clock, logger: logger)
             let session = SessionManager(
-                provider: provider, store: try LiveSession.makeStore(live.folder), clock: live.time.clock, logger: logger
+                provider: provider, store: try LiveSession.makeStore(live.folder), clock: live.time.clock,
+                logger: logger
             )
             var secrets = [AuthEmulator.User.alicePassword]
             let credentials = try await provider.signIn(

@@ -8,14 +8,16 @@ import Testing
 struct SignInFlowTests {
     /// Follows the authorization URL once, as a browser would, and returns the redirect.
     private func authorize(_ request: AuthorizationRequest) async throws -> URL {
-        let response = try await AsyncHTTPClientTransport().send(HTTPRequest(method: "GET", url: request.url), timeout: .seconds(5))
+        let response = try await AsyncHTTPClientTransport().send(
+            HTTPRequest(method: "GET", url: request.url), timeout: .seconds(5))
         #expect(response.status == 302)
         return try #require(response.header("Location").flatMap(URL.init(string:)))
     }
 
     @Test("authorization code with PKCE, state and nonce")
     func authorizationCode() async throws {
-        try await LiveEmulator.with({ $0.autoSignInUser = AuthEmulator.User.aliceEmail }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
+            emulator in
             let provider = ProviderClient(configuration: try emulator.providerConfiguration())
             let request = try await provider.authorizationRequest(
                 redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")), maxAge: 3600
@@ -32,7 +34,8 @@ struct SignInFlowTests {
 
     @Test("a callback with a different state is refused before any exchange")
     func stateMismatch() async throws {
-        try await LiveEmulator.with({ $0.autoSignInUser = AuthEmulator.User.aliceEmail }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
+            emulator in
             let provider = ProviderClient(configuration: try emulator.providerConfiguration())
             let redirect = try #require(URL(string: "http://127.0.0.1:49152/callback"))
             let first = try await provider.authorizationRequest(redirectURI: redirect)
@@ -56,7 +59,8 @@ struct SignInFlowTests {
             #expect(!authorization.userCode.isEmpty)
             let polling = Task { try await provider.pollDeviceAuthorization(authorization) }
             try await Task.sleep(for: .milliseconds(1500))
-            try await emulator.controls.approveDevice(userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
+            try await emulator.controls.approveDevice(
+                userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
             let credentials = try await polling.value
             #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
             #expect(try await emulator.controls.requestCounts()[.deviceCode] >= 2, "it polled while pending")
@@ -103,7 +107,8 @@ struct SignInFlowTests {
 
     @Test("a provider that cannot be reached is a retryable network failure")
     func unreachable() async throws {
-        var configuration = try ProviderConfiguration(issuer: try #require(URL(string: "http://127.0.0.1:9/")), clientID: "c")
+        var configuration = try ProviderConfiguration(
+            issuer: try #require(URL(string: "http://127.0.0.1:9/")), clientID: "c")
         configuration.requestTimeout = .seconds(2)
         let provider = ProviderClient(configuration: configuration)
         await #expect {

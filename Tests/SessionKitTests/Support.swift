@@ -1,12 +1,13 @@
-import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
 import SessionKitTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A session wired to a live emulator, with a file store in a fresh temporary folder.
 struct LiveSession {
@@ -25,13 +26,16 @@ struct LiveSession {
         policy: RenewalPolicy = .init()
     ) throws -> LiveSession {
         let time = TestClock()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sessionkit-tests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sessionkit-tests-\(UUID().uuidString)")
         var configuration = try emulator.providerConfiguration(scope: scope, audience: audience)
         configuration.requestTimeout = requestTimeout
         let provider = ProviderClient(configuration: configuration, clock: time.clock)
-        let session = SessionManager(provider: provider, store: try makeStore(folder), clock: time.clock, policy: policy)
+        let session = SessionManager(
+            provider: provider, store: try makeStore(folder), clock: time.clock, policy: policy)
         return LiveSession(
-            emulator: emulator, time: time, folder: folder, configuration: configuration, provider: provider, session: session
+            emulator: emulator, time: time, folder: folder, configuration: configuration, provider: provider,
+            session: session
         )
     }
 

@@ -12,7 +12,8 @@ struct CLI: Sendable {
 
     /// A CLI with a fresh home, configured (by environment) for `emulator`'s native client.
     static func make(for emulator: AuthEmulator? = nil, extra: [String: String] = [:]) throws -> CLI {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sessionctl-tests-\(UUID().uuidString)")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sessionctl-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = extra
         if let emulator {
@@ -136,7 +137,8 @@ struct CLI: Sendable {
     @discardableResult
     func signIn() async throws -> Result {
         let result = try await run(
-            ["login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail], input: AuthEmulator.User.alicePassword + "\n"
+            ["login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail],
+            input: AuthEmulator.User.alicePassword + "\n"
         )
         #expect(result.status == 0, "login failed: \(result.stderr)")
         return result

@@ -15,7 +15,8 @@ struct CommandTests {
             let before = try await cli.run(["status"])
             #expect(before.status == 1)
             #expect(before.stdout.contains("Not signed in"))
-            let beforeJSON = try SessionKit.JSONValue(parsing: Data(try await cli.run(["status", "--json"]).stdout.utf8))
+            let beforeJSON = try SessionKit.JSONValue(
+                parsing: Data(try await cli.run(["status", "--json"]).stdout.utf8))
             #expect(beforeJSON["signed_in"] == false)
 
             let noToken = try await cli.run(["token"])
@@ -41,7 +42,8 @@ struct CommandTests {
             let accessToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try JWT(decoding: accessToken).subject == AuthEmulator.User.aliceID)
 
-            let exec = try SessionKit.JSONValue(parsing: Data(try await cli.run(["token", "--output", "exec-credential"]).stdout.utf8))
+            let exec = try SessionKit.JSONValue(
+                parsing: Data(try await cli.run(["token", "--output", "exec-credential"]).stdout.utf8))
             #expect(exec["apiVersion"] == "client.authentication.k8s.io/v1")
             #expect(exec["kind"] == "ExecCredential")
             #expect(exec["status"]?["token"] == .string(accessToken))
@@ -51,10 +53,15 @@ struct CommandTests {
             let json = try SessionKit.JSONValue(parsing: Data(try await cli.run(["token", "--json"]).stdout.utf8))
             #expect(json["token"] == .string(accessToken))
             let idToken = try await cli.run(["token", "--id-token"])
-            #expect(try JWT(decoding: idToken.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).audience == [AuthEmulator.Client.nativeID])
+            #expect(
+                try JWT(decoding: idToken.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).audience == [
+                    AuthEmulator.Client.nativeID
+                ])
 
             let whoami = try await cli.run(["whoami", "--json"])
-            #expect(try SessionKit.JSONValue(parsing: Data(whoami.stdout.utf8))["email"] == .string(AuthEmulator.User.aliceEmail))
+            #expect(
+                try SessionKit.JSONValue(parsing: Data(whoami.stdout.utf8))["email"]
+                    == .string(AuthEmulator.User.aliceEmail))
             #expect(try await cli.run(["whoami"]).stdout.contains(AuthEmulator.User.aliceEmail))
 
             let refresh = try await cli.run(["refresh"])
@@ -85,7 +92,8 @@ struct CommandTests {
             let set = try await cli.run(["metadata", "set", "country=Canada", "visits=3", #"prefs={"theme":"dark"}"#])
             #expect(set.status == 0, "\(set.stderr)")
             #expect(try await cli.run(["metadata", "get", "country"]).stdout == "Canada\n")
-            let prefs = try SessionKit.JSONValue(parsing: Data(try await cli.run(["metadata", "get", "prefs"]).stdout.utf8))
+            let prefs = try SessionKit.JSONValue(
+                parsing: Data(try await cli.run(["metadata", "get", "prefs"]).stdout.utf8))
             #expect(prefs["theme"] == "dark")
             let all = try SessionKit.JSONValue(parsing: Data(try await cli.run(["metadata", "get"]).stdout.utf8))
             #expect(all["visits"] == 3)
@@ -133,7 +141,7 @@ struct CommandTests {
 
     @Test("an unreachable provider and a damaged store get their own exit codes, and nothing is lost")
     func errorPaths() async throws {
-        try await LiveEmulator.with({ $0.lifetimes.accessToken = 1 }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.lifetimes.accessToken = 1 }) { emulator in
             let cli = try CLI.make(for: emulator)
             defer { cli.cleanUp() }
             var offline = cli
@@ -154,7 +162,9 @@ struct CommandTests {
             #expect(try await cli.run(["token"]).status == 0, "the session survived the 503")
 
             let storeFile = try #require(
-                FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path).first { $0.hasSuffix(".store") }
+                FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path).first {
+                    $0.hasSuffix(".store")
+                }
             )
             let path = cli.sessionsFolder.appendingPathComponent(storeFile)
             var bytes = try Data(contentsOf: path)

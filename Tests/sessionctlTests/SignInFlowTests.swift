@@ -26,7 +26,8 @@ struct CLISignInFlowTests {
 
     @Test("login --browser --no-open prints the URL, receives the redirect on 127.0.0.1, exchanges the code")
     func browser() async throws {
-        try await LiveEmulator.with({ $0.autoSignInUser = AuthEmulator.User.aliceEmail }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
+            emulator in
             let cli = try CLI.make(for: emulator)
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--browser", "--no-open"])
@@ -50,7 +51,7 @@ struct CLISignInFlowTests {
 
     @Test("concurrent token processes on an expired session make exactly one renewal, and all print a valid token")
     func concurrentProcesses() async throws {
-        try await LiveEmulator.with({ $0.lifetimes.accessToken = 2 }) { emulator in
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.lifetimes.accessToken = 2 }) { emulator in
             let cli = try CLI.make(for: emulator)
             defer { cli.cleanUp() }
             try await cli.signIn()

@@ -19,6 +19,8 @@ struct EncryptedFileStoreReader {
         let configuration = try ProviderConfiguration(issuer: issuer, clientID: AuthEmulator.Client.nativeID)
         let session = SessionManager(provider: ProviderClient(configuration: configuration), store: store)
         guard let credentials = try await session.storedCredentials() else { return [] }
-        return [credentials.accessToken, credentials.refreshToken, credentials.idToken].compactMap { $0?.unsafeRawValue }
+        return [credentials.accessToken, credentials.refreshToken, credentials.idToken].compactMap {
+            $0?.unsafeRawValue
+        }
     }
 }

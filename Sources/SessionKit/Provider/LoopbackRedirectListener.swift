@@ -69,7 +69,8 @@ public final class LoopbackRedirectListener: Sendable {
     public func waitForCallback(timeout: Duration) async throws(SessionKitError) -> URL {
         let callback = self.callback
         let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.seconds * 1e9))) {
-            callback.fail(SessionKitError(code: .timeout, message: "no browser sign-in arrived within \(timeout); try again"))
+            callback.fail(
+                SessionKitError(code: .timeout, message: "no browser sign-in arrived within \(timeout); try again"))
         }
         defer { timer.cancel() }
         do {
@@ -108,16 +109,23 @@ private final class CallbackHandler: ChannelInboundHandler, Sendable {
         let target = head.uri
         let matches = target == path || target.hasPrefix(path + "?")
         let url = URL(string: "http://127.0.0.1\(target)")
-        let ended = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }?
+        let ended =
+            url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }?
             .contains { $0.name == "error" } ?? false
         let (status, body): (HTTPResponseStatus, String) =
             matches && url != nil
-            ? (.ok, ended ? "Sign-in was not completed. You can close this window." : "Signed in. You can close this window.")
+            ? (
+                .ok,
+                ended
+                    ? "Sign-in was not completed. You can close this window." : "Signed in. You can close this window."
+            )
             : (.notFound, "Not found.")
         let page = "<!doctype html><meta charset=utf-8><title>sessionctl</title><p>\(body)</p>"
         var headers = HTTPHeaders([("Content-Type", "text/html; charset=utf-8"), ("Connection", "close")])
         headers.add(name: "Content-Length", value: String(page.utf8.count))
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: page)))), promise: nil)
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }

@@ -26,7 +26,8 @@ struct Demo: AsyncParsableCommand {
         var quiet = Logger(label: "sessionctl.demo.emulator")
         quiet.logLevel = .warning
         let emulator = try await AuthEmulator.start(configuration: configuration, logger: quiet)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sessionctl-demo-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sessionctl-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         Terminal.out(Terminal.bold("SessionKit demo") + " — emulator at \(emulator.issuer.absoluteString)")
         let script = DemoScript(emulator: emulator, folder: folder)

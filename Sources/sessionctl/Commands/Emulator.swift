@@ -20,7 +20,8 @@ struct Emulator: AsyncParsableCommand {
     func run() async throws {
         var configuration: AuthEmulator.Configuration
         do {
-            configuration = try config.map { try AuthEmulator.Configuration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .init()
+            configuration =
+                try config.map { try AuthEmulator.Configuration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .init()
         } catch {
             Terminal.err("sessionctl: the emulator configuration \(config ?? "") cannot be read: \(error)")
             throw ExitStatus.badConfiguration

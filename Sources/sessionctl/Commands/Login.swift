@@ -54,21 +54,26 @@ struct Login: AsyncParsableCommand {
             case .device: credentials = try await DeviceSignIn(context: context, timeout: timeout).run()
             case .browser:
                 let port = redirectPort ?? context.resolved.settings.redirectPort ?? 0
-                credentials = try await BrowserSignIn(context: context, port: port, open: !noOpen, timeout: timeout).run()
+                credentials = try await BrowserSignIn(context: context, port: port, open: !noOpen, timeout: timeout)
+                    .run()
             }
             try await context.session.store(credentials)
             let who = credentials.idTokenClaims.map { $0.email ?? $0.name ?? $0.subject ?? "" } ?? ""
-            Terminal.out("\(Terminal.good("Signed in")) \(who.isEmpty ? "" : "as \(who) ")(profile '\(context.resolved.profile)').")
+            Terminal.out(
+                "\(Terminal.good("Signed in")) \(who.isEmpty ? "" : "as \(who) ")(profile '\(context.resolved.profile)')."
+            )
             Terminal.out("Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")
             if !credentials.canRenew {
-                Terminal.out(Terminal.warn("No refresh token was issued: add offline_access to the scope to stay signed in."))
+                Terminal.out(
+                    Terminal.warn("No refresh token was issued: add offline_access to the scope to stay signed in."))
             }
         }
     }
 
     private func passwordSignIn(_ context: SessionContext) async throws(SessionKitError) -> Credentials {
         guard let line = Terminal.readSecretLine(prompt: "Password for \(username ?? ""): "), !line.isEmpty else {
-            throw SessionKitError(code: .invalidInput, message: "no password on standard input; pipe it in with --password-stdin")
+            throw SessionKitError(
+                code: .invalidInput, message: "no password on standard input; pipe it in with --password-stdin")
         }
         return try await context.provider.signIn(username: username ?? "", password: Secret(line), realm: realm)
     }

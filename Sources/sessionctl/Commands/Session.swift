@@ -40,7 +40,8 @@ struct Refresh: AsyncParsableCommand {
     func run() async throws {
         try await reporting {
             let credentials = try await SessionContext.make(options).session.renew()
-            Terminal.out("Renewed. Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")
+            Terminal.out(
+                "Renewed. Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")
         }
     }
 }
@@ -65,8 +66,9 @@ struct Logout: AsyncParsableCommand {
             }
             Terminal.out("Signed out\(result.revoked ? "; the refresh token was revoked at the provider" : "").")
             if !noRevoke, let error = result.revocationError {
-                Terminal.err(Terminal.warn("warning: ") + "could not revoke at the provider (\(error.message)); "
-                    + "the local session is cleared")
+                Terminal.err(
+                    Terminal.warn("warning: ") + "could not revoke at the provider (\(error.message)); "
+                        + "the local session is cleared")
             }
         }
     }

@@ -89,7 +89,9 @@ struct StatusReport: Encodable {
         Terminal.out("\(Terminal.good("Signed in")) as \(who.isEmpty ? "an unknown user" : who)")
         let state = valid ? "valid until" : Terminal.warn("expired:")
         Terminal.out("Access token: \(state) \(Terminal.describe(expiry: expiresAt, now: now))")
-        Terminal.out("Renewable:    \(renewable ? "yes (refresh token stored)" : Terminal.warn("no: sign in again when it expires"))")
+        Terminal.out(
+            "Renewable:    \(renewable ? "yes (refresh token stored)" : Terminal.warn("no: sign in again when it expires"))"
+        )
         Terminal.out("Provider:     \(issuer) (client \(clientID), profile '\(profile)')")
         Terminal.out("Stored in:    \(store.location) (\(store.backend) store)")
     }

@@ -41,7 +41,8 @@ struct Token: AsyncParsableCommand {
                 expiry = credentials.idTokenClaims?.expiresAt
             }
             guard let token = idToken ? credentials.idToken : credentials.accessToken else {
-                throw SessionKitError(code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
+                throw SessionKitError(
+                    code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
             }
             Terminal.out(try render(token.unsafeRawValue, type: credentials.tokenType, expiry: expiry))
         }
@@ -55,7 +56,9 @@ struct Token: AsyncParsableCommand {
         case .plain:
             return token
         case .json:
-            var object: [String: JSONValue] = ["token": .string(token), "token_type": .string(idToken ? "id_token" : type)]
+            var object: [String: JSONValue] = [
+                "token": .string(token), "token_type": .string(idToken ? "id_token" : type),
+            ]
             if let date { object["expires_at"] = .string(date) }
             value = .object(object)
         case .execCredential:

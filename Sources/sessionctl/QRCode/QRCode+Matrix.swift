@@ -198,58 +198,58 @@ struct QRMatrix {
         var penalty = 0
         // N1 and N3, along every row and every column.
         for line in 0..<size {
-            let row = (0..<size).map { module($0, line) }
-            let column = (0..<size).map { module(line, $0) }
-            penalty += QRMatrix.runPenalty(row) + QRMatrix.finderLikePenalty(row)
-            penalty += QRMatrix.runPenalty(column) + QRMatrix.finderLikePenalty(column)
+            penalty += QRMatrix.linePenalty(modules, start: line * size, step: 1, count: size)
+            penalty += QRMatrix.linePenalty(modules, start: line, step: size, count: size)
         }
         // N2: every 2 × 2 block of one color.
         for y in 0..<(size - 1) {
             for x in 0..<(size - 1) {
-                let color = module(x, y)
-                if color == module(x + 1, y) && color == module(x, y + 1) && color == module(x + 1, y + 1) {
+                let index = y * size + x
+                let color = modules[index]
+                if color == modules[index + 1] && color == modules[index + size] && color == modules[index + size + 1] {
                     penalty += 3
                 }
             }
         }
         // N4: 10 points for each full 5 % that the dark share departs from 50 %.
-        let dark = modules.reduce(0) { $0 + ($1 ? 1 : 0) }
+        var dark = 0
+        for module in modules where module {
+            dark += 1
+        }
         let total = size * size
         penalty += abs(dark * 20 - total * 10) / total * 10
         return penalty
     }
 
-    /// N1: 3 + (length − 5) for each run of five or more modules of one color.
-    static func runPenalty(_ line: [Bool]) -> Int {
+    /// N1 and N3 for one row or column: `count` modules from `start`, `step` apart.
+    ///
+    /// N1 scores 3 + (length − 5) for each run of five or more modules of one color. N3 scores 40 for each
+    /// dark–light–dark–dark–dark–light–dark (1:1:3:1:1) pattern with four light modules before or after it;
+    /// modules outside the symbol count as light.
+    static func linePenalty(_ modules: [Bool], start: Int, step: Int, count: Int) -> Int {
+        let lightBefore = 0b0000_1011101
+        let lightAfter = 0b1011101_0000
         var penalty = 0
         var runLength = 0
-        var previous: Bool?
-        for color in line {
-            if color == previous {
+        var previous = false
+        // The last 11 modules seen, newest in the lowest bit, starting with four light modules of margin.
+        var window = 0
+        for position in 0..<(count + 4) {
+            let dark = position < count && modules[start + position * step]
+            window = (window << 1 | (dark ? 1 : 0)) & 0x7FF
+            if window == lightBefore || window == lightAfter {
+                penalty += 40
+            }
+            guard position < count else { continue }
+            if position > 0 && dark == previous {
                 runLength += 1
             } else {
                 if runLength >= 5 { penalty += runLength - 2 }
                 runLength = 1
-                previous = color
+                previous = dark
             }
         }
         if runLength >= 5 { penalty += runLength - 2 }
-        return penalty
-    }
-
-    /// N3: 40 for each 1:1:3:1:1 dark–light pattern with four light modules on one side (outside counts as light).
-    static func finderLikePenalty(_ line: [Bool]) -> Int {
-        let padded = [Bool](repeating: false, count: 4) + line + [Bool](repeating: false, count: 4)
-        let core: [Bool] = [true, false, true, true, true, false, true]
-        let light = [Bool](repeating: false, count: 4)
-        let before = light + core
-        let after = core + light
-        var penalty = 0
-        for start in 0...(padded.count - 11) {
-            let window = padded[start..<start + 11]
-            if window.elementsEqual(before) { penalty += 40 }
-            if window.elementsEqual(after) { penalty += 40 }
-        }
         return penalty
     }
 }

@@ -31,9 +31,11 @@ struct BrowserSignIn {
     /// Opens `url` with the system's opener; `false` when there is none or it failed.
     private static func openBrowser(_ url: URL) -> Bool {
         #if os(macOS)
-        let opener = "/usr/bin/open"
+            let opener = "/usr/bin/open"
         #else
-        let opener = ["/usr/bin/xdg-open", "/usr/local/bin/xdg-open"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            let opener = ["/usr/bin/xdg-open", "/usr/local/bin/xdg-open"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
         #endif
         guard let opener else { return false }
         let process = Process()

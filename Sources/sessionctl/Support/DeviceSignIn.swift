@@ -61,7 +61,8 @@ func withDeadline<T: Sendable>(
             group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(for: .seconds(max(seconds, 0)))
-                throw SessionKitError(code: .timeout, message: "sign-in was not approved within \(Int(seconds)) s; try again")
+                throw SessionKitError(
+                    code: .timeout, message: "sign-in was not approved within \(Int(seconds)) s; try again")
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else {

@@ -19,7 +19,8 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The scope to request (env SESSIONCTL_SCOPE).")
     var scope: String?
 
-    @Option(name: .customLong("sessions-dir"), help: "The folder that holds the sessions (env SESSIONCTL_SESSIONS_DIR).")
+    @Option(
+        name: .customLong("sessions-dir"), help: "The folder that holds the sessions (env SESSIONCTL_SESSIONS_DIR).")
     var sessionsDirectory: String?
 
     /// The profile's name after flags and environment.
@@ -68,7 +69,8 @@ struct ResolvedSettings {
         guard let clientID = settings.clientID else {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "no client id is configured for profile '\(profile)'; run `sessionctl configure --client-id ID`"
+                message:
+                    "no client id is configured for profile '\(profile)'; run `sessionctl configure --client-id ID`"
             )
         }
         return try ProviderConfiguration(
@@ -85,7 +87,8 @@ struct ResolvedSettings {
         func url(_ text: String?, _ name: String) throws(SessionKitError) -> URL? {
             guard let text else { return nil }
             guard let url = URL(string: text), url.host != nil else {
-                throw SessionKitError(code: .invalidConfiguration, message: "the \(name) endpoint '\(text)' is not a URL")
+                throw SessionKitError(
+                    code: .invalidConfiguration, message: "the \(name) endpoint '\(text)' is not a URL")
             }
             return url
         }

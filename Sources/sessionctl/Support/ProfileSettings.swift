@@ -2,9 +2,9 @@ import Foundation
 import SessionKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One profile's saved settings, in `$XDG_CONFIG_HOME/sessionctl/config.json` (else `~/.config/...`).
@@ -67,11 +67,14 @@ struct ConfigFile: Codable {
         let url = Self.path
         let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let temporary = folder.appendingPathComponent(".config.json.\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary.path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600])
             else {
                 throw CocoaError(.fileWriteUnknown)
             }
@@ -84,7 +87,8 @@ struct ConfigFile: Codable {
         } catch {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "cannot write the config file \(url.path) (\(error.localizedDescription)); check the folder's permissions"
+                message:
+                    "cannot write the config file \(url.path) (\(error.localizedDescription)); check the folder's permissions"
             )
         }
     }
