@@ -13,6 +13,9 @@ extension AuthEmulator.Configuration {
         if refreshTokenRotation.reuseInterval < 0 { throw fail("reuseInterval must not be negative") }
         if keyRotationOverlap < 0 { throw fail("keyRotationOverlap must not be negative") }
         if Set(clients.map(\.id)).count != clients.count { throw fail("client ids must be unique") }
+        for client in clients where client.signsIDTokensWithSecret && (client.secret?.utf8.count ?? 0) < 32 {
+            throw fail("client \(client.id) signs ID tokens with its secret, which must be at least 32 bytes")
+        }
         if Set(users.map(\.id)).count != users.count { throw fail("user ids must be unique") }
         if let autoSignInUser,
             !users.contains(where: { $0.id == autoSignInUser || $0.email.lowercased() == autoSignInUser.lowercased() })
