@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import AuthEmulator
 import Foundation
+import NIOCore
 import NIOHTTP1
 import Testing
 
@@ -107,5 +109,18 @@ struct ConfigurationTests {
             let user = try await h.get("api/v2/users/auth0%7C65a1f0c0ffee000000000001", headers: h.bearer(token))
             #expect(user.json["user_metadata"]?.objectValue?["saved"] == true)
         }
+    }
+
+    @Test func stopClosesTheListener() async throws {
+        let emulator = try await AuthEmulator.start(configuration: .testing())
+        #expect(
+            emulator.discoveryURL.absoluteString == emulator.issuer.absoluteString + ".well-known/openid-configuration")
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let request = HTTPClientRequest(url: emulator.discoveryURL.absoluteString)
+        #expect(try await http.execute(request, timeout: .seconds(5)).status == .ok)
+        await emulator.stop()
+        await emulator.waitUntilStopped()
+        await #expect(throws: (any Error).self) { try await http.execute(request, timeout: .seconds(5)) }
+        try await http.shutdown()
     }
 }

@@ -14,6 +14,7 @@ struct FaultingResponder: Sendable {
     func respond(_ request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         var request = request
         let endpoint = AuthEmulator.Endpoint(path: request.uri.path)
+        core.logger.debug("Request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
         var grantType: String?
         if endpoint == .token {
             let buffer = try await request.collectBody(upTo: 1024 * 1024)
