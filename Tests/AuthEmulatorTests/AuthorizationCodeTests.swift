@@ -124,6 +124,12 @@ struct AuthorizationCodeTests {
             let wrong = try await exchange(h, code: code, verifier: Harness.pkce().verifier)
             #expect(wrong.status == 403)
             #expect(wrong["error"] == "invalid_grant")
+            let missing = try await h.token([
+                "grant_type": "authorization_code", "client_id": Harness.native, "code": code,
+                "redirect_uri": Harness.callback,
+            ])
+            #expect(missing["error"] == "invalid_request")
+            #expect(try await exchange(h, code: code, verifier: "short")["error"] == "invalid_grant")
 
             let second = try #require(
                 try await h.get(Harness.authorizePath(challenge: pkce.challenge)).redirectQuery["code"])

@@ -68,6 +68,9 @@ struct ConfigurationTests {
         let client = AuthEmulator.Client(id: "svc", name: "Service", secret: "svc-secret-value")
         #expect(!"\(carol)".contains("carol-secret-pw"))
         #expect(!"\(client)".contains("svc-secret-value"))
+        let configuration = AuthEmulator.Configuration(clients: [client], users: [carol])
+        #expect(!String(describing: configuration).contains("carol-secret-pw"))
+        #expect(!String(reflecting: configuration).contains("svc-secret-value"))
         try await Harness.with(
             .testing {
                 $0.users.append(carol)

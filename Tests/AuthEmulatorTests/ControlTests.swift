@@ -32,8 +32,15 @@ struct ControlTests {
             #expect(try await h.get(".well-known/openid-configuration").status == 503)
             #expect(try await h.get(".well-known/openid-configuration").status == 200)
 
+            #expect(
+                try await h.send(.POST, "__emulator/faults", body: fault, contentType: "application/json").status == 200
+            )
+            #expect(try await h.send(.DELETE, "__emulator/faults?endpoint=nowhere").status == 404)
+            #expect(try await h.send(.DELETE, "__emulator/faults?endpoint=discovery").status == 200)
+            #expect(try await h.get(".well-known/openid-configuration").status == 200)
+
             let counts = try await h.get("__emulator/requests")
-            #expect(counts.json["byEndpoint"]?.objectValue?["discovery"] == 2)
+            #expect(counts.json["byEndpoint"]?.objectValue?["discovery"] == 3)
             #expect(try await h.send(.DELETE, "__emulator/requests").status == 200)
             #expect(try await h.emulator.controls.requestCounts()[.discovery] == 0)
 

@@ -15,6 +15,7 @@ extension AuthEmulator {
         /// Allowed redirect URIs. For loopback IP URIs (`127.0.0.1`, `[::1]`) any port matches (RFC 8252 §7.3).
         public var redirectURIs: [String]
         /// When `true`, the client's ID tokens are signed HS256 with its secret (which must be at least 32 bytes).
+        /// Such tokens carry no `kid`: their key is the secret, not a published JWK.
         public var signsIDTokensWithSecret: Bool
 
         /// Creates a client.
