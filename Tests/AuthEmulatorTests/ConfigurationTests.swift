@@ -50,6 +50,12 @@ struct ConfigurationTests {
         await #expect(throws: AuthEmulatorError.self) {
             _ = try await AuthEmulator.start(configuration: .init(autoSignInUser: "nobody@example.com"))
         }
+        await #expect(throws: AuthEmulatorError.self) {
+            _ = try await AuthEmulator.start(configuration: .init(lifetimes: .init(accessToken: -1)))
+        }
+        await #expect(throws: AuthEmulatorError.self) {
+            _ = try await AuthEmulator.start(configuration: .init(lifetimes: .init(devicePollInterval: Int.max)))
+        }
         try await Harness.with { h in
             do {
                 let clash = try await AuthEmulator.start(configuration: .init(port: h.emulator.port))

@@ -14,6 +14,7 @@ struct ControlTests {
                 #expect(error.code == .controlsDisabled)
             }
             #expect(try await h.get("__emulator/clock").status == 404)
+            await #expect(throws: AuthEmulatorError.self) { try await h.emulator.controls.requestCounts() }
         }
     }
 
@@ -44,6 +45,8 @@ struct ControlTests {
             #expect(try await h.send(.DELETE, "__emulator/requests").status == 200)
             #expect(try await h.emulator.controls.requestCounts()[.discovery] == 0)
 
+            await #expect(throws: AuthEmulatorError.self) { try await h.emulator.controls.advanceClock(by: .infinity) }
+            await #expect(throws: AuthEmulatorError.self) { try await h.emulator.controls.advanceClock(by: -1) }
             let rotated = try await h.send(.POST, "__emulator/keys/rotate")
             #expect(rotated["kid"] == (try await h.emulator.controls.currentKeyID()))
 

@@ -126,6 +126,9 @@ struct GrantTests {
             #expect(unknownClient.status == 401)
             let garbage = try await h.send(.POST, "oauth/token", body: "{not json", contentType: "application/json")
             #expect(garbage["error"] == "invalid_request")
+            let huge = #"{"grant_type":"password","client_id":"sessionkit-native","username":1e300,"password":true}"#
+            let odd = try await h.send(.POST, "oauth/token", body: huge, contentType: "application/json")
+            #expect(odd["error"] == "invalid_grant")
         }
     }
 

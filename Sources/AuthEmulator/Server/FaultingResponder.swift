@@ -25,8 +25,8 @@ struct FaultingResponder: Sendable {
             return
         }
         core.logger.debug("Injecting fault", metadata: ["endpoint": "\(endpoint)", "action": "\(fault.action)"])
-        if fault.latency > 0 {
-            try await Task.sleep(for: .milliseconds(Int(fault.latency * 1000)))
+        if fault.latency.isFinite, fault.latency > 0 {
+            try await Task.sleep(for: .milliseconds(Int(min(fault.latency, 600) * 1000)))
         }
         switch fault.action {
         case .none:
