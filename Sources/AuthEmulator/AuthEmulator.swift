@@ -11,7 +11,6 @@ import NIOCore
 /// configuration.autoSignInUser = AuthEmulator.User.aliceEmail
 /// configuration.testControlsEnabled = true
 /// let emulator = try await AuthEmulator.start(configuration: configuration)
-/// defer { Task { await emulator.stop() } }
 /// print(emulator.issuer)            // http://127.0.0.1:PORT/
 /// try await emulator.controls.advanceClock(by: 3600)
 /// await emulator.stop()

@@ -129,6 +129,9 @@ struct GrantTests {
             let huge = #"{"grant_type":"password","client_id":"sessionkit-native","username":1e300,"password":true}"#
             let odd = try await h.send(.POST, "oauth/token", body: huge, contentType: "application/json")
             #expect(odd["error"] == "invalid_grant")
+            let oversized = try await h.send(.POST, "oauth/token", body: String(repeating: "a", count: 1_100_000))
+            #expect(oversized.status == 400)
+            #expect(oversized["error"] == "invalid_request")
         }
     }
 

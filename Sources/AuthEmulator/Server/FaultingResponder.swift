@@ -17,7 +17,11 @@ struct FaultingResponder: Sendable {
         core.logger.debug("Request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
         var grantType: String?
         if endpoint == .token {
-            let buffer = try await request.collectBody(upTo: 1024 * 1024)
+            guard let buffer = try? await request.collectBody(upTo: 1024 * 1024) else {
+                let error = OAuthError(.invalidRequest, "The request body is too large or unreadable.")
+                try await write(error.response, to: writer)
+                return
+            }
             grantType = Self.grantType(in: Data(buffer.readableBytesView), contentType: request.headers[.contentType])
         }
         guard let endpoint, let fault = await core.faults.admit(endpoint, grantType: grantType) else {
