@@ -11,7 +11,6 @@ import NIOCore
 /// configuration.autoSignInUser = AuthEmulator.User.aliceEmail
 /// configuration.testControlsEnabled = true
 /// let emulator = try await AuthEmulator.start(configuration: configuration)
-/// defer { Task { await emulator.stop() } }
 /// print(emulator.issuer)            // http://127.0.0.1:PORT/
 /// try await emulator.controls.advanceClock(by: 3600)
 /// await emulator.stop()
@@ -44,6 +43,9 @@ public final class AuthEmulator: Sendable {
 
     /// The port the emulator listens on.
     public var port: Int { issuer.port ?? 0 }
+
+    /// The OpenID Connect discovery document's URL, `<issuer>.well-known/openid-configuration`.
+    public var discoveryURL: URL { issuer.appendingPathComponent(".well-known/openid-configuration") }
 
     /// Starts an emulator and returns once it is listening.
     ///
@@ -144,6 +146,12 @@ public final class AuthEmulator: Sendable {
         runTask.cancel()
         await runTask.value
         await core.state.persist()
+    }
+
+    /// Waits until the server has stopped, by ``stop()`` or a failure; for a command-line host that serves
+    /// until it is told to stop.
+    public func waitUntilStopped() async {
+        await runTask.value
     }
 
     static func issuerString(host: String, port: Int) -> String {

@@ -14,7 +14,8 @@ extension AuthEmulator {
         public var grantTypes: [GrantType]
         /// Allowed redirect URIs. For loopback IP URIs (`127.0.0.1`, `[::1]`) any port matches (RFC 8252 §7.3).
         public var redirectURIs: [String]
-        /// When `true` and the client has a secret, its ID tokens are signed HS256 with that secret.
+        /// When `true`, the client's ID tokens are signed HS256 with its secret (which must be at least 32 bytes).
+        /// Such tokens carry no `kid`: their key is the secret, not a published JWK.
         public var signsIDTokensWithSecret: Bool
 
         /// Creates a client.
@@ -66,7 +67,7 @@ extension AuthEmulator.Client {
     /// The seeded confidential client's id: `sessionkit-backend`.
     public static let confidentialID = "sessionkit-backend"
     /// The seeded confidential client's secret. A public fixture: never use it outside the emulator.
-    public static let confidentialSecret = "sessionkit-backend-demo-secret"
+    public static let confidentialSecret = "sessionkit-backend-demo-secret-not-for-production"
     /// The seeded native client's redirect URIs.
     public static let nativeRedirectURIs = ["http://127.0.0.1/callback", "com.example.app://callback"]
 

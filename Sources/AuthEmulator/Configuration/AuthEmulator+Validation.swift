@@ -8,11 +8,20 @@ extension AuthEmulator.Configuration {
         let values = [
             l.accessToken, l.idToken, l.refreshTokenIdle, l.refreshTokenAbsolute, l.authorizationCode, l.deviceCode,
         ]
-        if values.contains(where: { $0 <= 0 }) { throw fail("token lifetimes must be positive") }
-        if l.devicePollInterval < 0 { throw fail("devicePollInterval must not be negative") }
-        if refreshTokenRotation.reuseInterval < 0 { throw fail("reuseInterval must not be negative") }
-        if keyRotationOverlap < 0 { throw fail("keyRotationOverlap must not be negative") }
+        if values.contains(where: { !$0.isFinite || $0 <= 0 || $0 > 1e9 }) {
+            throw fail("token lifetimes must be positive and at most 1e9 seconds")
+        }
+        if !(0...3600).contains(l.devicePollInterval) { throw fail("devicePollInterval must be 0...3600 seconds") }
+        if !refreshTokenRotation.reuseInterval.isFinite || refreshTokenRotation.reuseInterval < 0 {
+            throw fail("reuseInterval must not be negative")
+        }
+        if !keyRotationOverlap.isFinite || keyRotationOverlap < 0 {
+            throw fail("keyRotationOverlap must not be negative")
+        }
         if Set(clients.map(\.id)).count != clients.count { throw fail("client ids must be unique") }
+        for client in clients where client.signsIDTokensWithSecret && (client.secret?.utf8.count ?? 0) < 32 {
+            throw fail("client \(client.id) signs ID tokens with its secret, which must be at least 32 bytes")
+        }
         if Set(users.map(\.id)).count != users.count { throw fail("user ids must be unique") }
         if let autoSignInUser,
             !users.contains(where: { $0.id == autoSignInUser || $0.email.lowercased() == autoSignInUser.lowercased() })

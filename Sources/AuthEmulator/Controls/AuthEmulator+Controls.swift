@@ -30,7 +30,9 @@ extension AuthEmulator {
         /// Moves the emulator clock forward; expiry decisions and the `Date` header follow it at once.
         public func advanceClock(by seconds: Double) async throws {
             try enabled()
-            guard seconds >= 0 else { throw AuthEmulatorError(.invalidConfiguration, "The clock only moves forward") }
+            guard seconds.isFinite, seconds >= 0, seconds < 1e10 else {
+                throw AuthEmulatorError(.invalidConfiguration, "The clock only moves forward")
+            }
             core.clock.advance(by: seconds)
             await core.state.persist()
         }

@@ -43,9 +43,12 @@ struct ControlEndpoints: Sendable {
                 return [:]
             }
         }
-        group.delete("faults") { _, _ -> Response in
+        group.delete("faults") { request, _ -> Response in
             try await run {
-                try await controls.clearFaults()
+                let name = RequestParameters.query(of: request)["endpoint"]
+                let endpoint = name.flatMap(AuthEmulator.Endpoint.init(rawValue:))
+                if name != nil, endpoint == nil { throw AuthEmulatorError(.notFound, "No endpoint \(name ?? "")") }
+                try await controls.clearFaults(endpoint)
                 return [:]
             }
         }

@@ -14,9 +14,14 @@ struct FaultingResponder: Sendable {
     func respond(_ request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         var request = request
         let endpoint = AuthEmulator.Endpoint(path: request.uri.path)
+        core.logger.debug("Request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
         var grantType: String?
         if endpoint == .token {
-            let buffer = try await request.collectBody(upTo: 1024 * 1024)
+            guard let buffer = try? await request.collectBody(upTo: 1024 * 1024) else {
+                let error = OAuthError(.invalidRequest, "The request body is too large or unreadable.")
+                try await write(error.response, to: writer)
+                return
+            }
             grantType = Self.grantType(in: Data(buffer.readableBytesView), contentType: request.headers[.contentType])
         }
         guard let endpoint, let fault = await core.faults.admit(endpoint, grantType: grantType) else {
@@ -24,8 +29,8 @@ struct FaultingResponder: Sendable {
             return
         }
         core.logger.debug("Injecting fault", metadata: ["endpoint": "\(endpoint)", "action": "\(fault.action)"])
-        if fault.latency > 0 {
-            try await Task.sleep(for: .milliseconds(Int(fault.latency * 1000)))
+        if fault.latency.isFinite, fault.latency > 0 {
+            try await Task.sleep(for: .milliseconds(Int(min(fault.latency, 600) * 1000)))
         }
         switch fault.action {
         case .none:

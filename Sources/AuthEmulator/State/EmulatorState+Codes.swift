@@ -37,7 +37,7 @@ extension EmulatorState {
             guard let verifier else {
                 return .failure(OAuthError(.invalidRequest, "Missing required parameter: code_verifier"))
             }
-            guard Self.pkceChallenge(for: verifier) == challenge else {
+            guard Self.isValidVerifier(verifier), Self.pkceChallenge(for: verifier) == challenge else {
                 return .failure(OAuthError(.invalidGrant, "Failed to verify code verifier"))
             }
         }
@@ -49,6 +49,15 @@ extension EmulatorState {
     /// Links a redeemed code to the grant it produced.
     func attach(grantID: String, toCode code: String) {
         codes[SecureRandom.digest(code)]?.grantID = grantID
+    }
+
+    /// A verifier is 43–128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
+    static func isValidVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.count)
+            && verifier.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "-._~".unicodeScalars.contains(scalar))
+            }
     }
 
     /// The S256 challenge of a verifier: base64url(SHA-256(verifier)) (RFC 7636 §4.2).

@@ -40,7 +40,8 @@ struct RequestParameters: Sendable {
             case .string(let text): values[name] = text
             case .bool(let flag): values[name] = flag ? "true" : "false"
             case .number(let number):
-                values[name] = number.rounded() == number ? String(Int64(number)) : String(number)
+                let isWhole = number.rounded() == number && abs(number) < 9e15
+                values[name] = isWhole ? String(Int64(number)) : String(number)
             case .null, .array, .object: continue
             }
         }

@@ -70,7 +70,7 @@ struct TokenIssuer: Sendable {
             email: email ? user.email : nil,
             emailVerified: email ? user.emailVerified : nil
         )
-        if request.client.signsIDTokensWithSecret, let secret = request.client.secret {
+        if request.client.signsIDTokensWithSecret, let secret = request.client.secret, secret.utf8.count >= 32 {
             let ring = JWTKeyCollection()
             await ring.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
             do {

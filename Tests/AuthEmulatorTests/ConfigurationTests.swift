@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import AuthEmulator
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@Suite("Configuration, summary and persistence")
+struct ConfigurationTests {
+    @Test func jsonRoundTrip() throws {
+        var configuration = AuthEmulator.Configuration(port: 9911, signingAlgorithm: .es256, testControlsEnabled: true)
+        configuration.lifetimes.accessToken = 30
+        configuration.refreshTokenRotation = .init(enabled: true, reuseInterval: 5)
+        configuration.autoSignInUser = AuthEmulator.User.bobEmail
+        configuration.stateFile = "/tmp/state.json"
+        let data = try JSONEncoder().encode(configuration)
+        #expect(try JSONDecoder().decode(AuthEmulator.Configuration.self, from: data) == configuration)
+    }
+
+    @Test func missingKeysTakeDefaults() throws {
+        let json = #"{"port": 4000, "lifetimes": {"accessToken": 60}, "clients": [{"id": "cli"}]}"#
+        let configuration = try JSONDecoder().decode(AuthEmulator.Configuration.self, from: Data(json.utf8))
+        #expect(configuration.port == 4000)
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.lifetimes.accessToken == 60)
+        #expect(configuration.lifetimes.idToken == 36_000)
+        #expect(configuration.refreshTokenRotation.reuseInterval == 0)
+        #expect(configuration.testControlsEnabled == false)
+        #expect(configuration.clients.map(\.id) == ["cli"])
+        #expect(configuration.clients[0].isPublic)
+        #expect(configuration.users == [.alice, .bob])
+    }
+
+    @Test func loadsFromAFileAndReportsBadFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.json")
+        try Data(#"{"testControlsEnabled": true}"#.utf8).write(to: good)
+        #expect(try AuthEmulator.Configuration.load(contentsOf: good).testControlsEnabled)
+        let bad = directory.appendingPathComponent("bad.json")
+        try Data("{".utf8).write(to: bad)
+        #expect(throws: AuthEmulatorError.self) { try AuthEmulator.Configuration.load(contentsOf: bad) }
+        #expect(throws: AuthEmulatorError.self) {
+            try AuthEmulator.Configuration.load(contentsOf: directory.appendingPathComponent("missing.json"))
+        }
+    }
+
+    @Test func invalidConfigurationsAndTakenPortsFailToStart() async throws {
+        await #expect(throws: AuthEmulatorError.self) {
+            _ = try await AuthEmulator.start(configuration: .init(autoSignInUser: "nobody@example.com"))
+        }
+        await #expect(throws: AuthEmulatorError.self) {
+            _ = try await AuthEmulator.start(configuration: .init(lifetimes: .init(accessToken: -1)))
+        }
+        await #expect(throws: AuthEmulatorError.self) {
+            _ = try await AuthEmulator.start(configuration: .init(lifetimes: .init(devicePollInterval: Int.max)))
+        }
+        try await Harness.with { h in
+            do {
+                let clash = try await AuthEmulator.start(configuration: .init(port: h.emulator.port))
+                await clash.stop()
+                Issue.record("a taken port must fail")
+            } catch let error as AuthEmulatorError {
+                #expect(error.code == .bindFailed)
+            }
+        }
+    }
+
+    @Test func summaryAndDescriptionsHideRealSecrets() async throws {
+        let carol = AuthEmulator.User(
+            id: "auth0|custom", email: "carol@example.com", password: "carol-secret-pw", name: "Carol",
+            nickname: "carol")
+        let client = AuthEmulator.Client(id: "svc", name: "Service", secret: "svc-secret-value")
+        #expect(!"\(carol)".contains("carol-secret-pw"))
+        #expect(!"\(client)".contains("svc-secret-value"))
+        let configuration = AuthEmulator.Configuration(clients: [client], users: [carol])
+        #expect(!String(describing: configuration).contains("carol-secret-pw"))
+        #expect(!String(reflecting: configuration).contains("svc-secret-value"))
+        try await Harness.with(
+            .testing {
+                $0.users.append(carol)
+                $0.clients.append(client)
+            }
+        ) { h in
+            let summary = h.emulator.summary
+            #expect(summary.contains(h.issuer))
+            #expect(summary.contains(AuthEmulator.Client.nativeID))
+            #expect(summary.contains("carol@example.com"))
+            #expect(!summary.contains("carol-secret-pw"))
+            #expect(!summary.contains("svc-secret-value"))
+            #expect(summary.contains("\(AuthEmulator.User.alicePassword) [public demo fixture]"))
+        }
+    }
+
+    @Test func stateFileKeepsGrantsMetadataAndKeysAcrossRestarts() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("emu-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var refreshToken = ""
+        var kid = ""
+        try await Harness.with(.testing { $0.stateFile = path }) { h in
+            refreshToken = try #require(try await h.signIn()["refresh_token"])
+            kid = try await h.emulator.controls.currentKeyID()
+            let token = try #require(
+                try await h.signIn(scope: "update:current_user_metadata", audience: h.issuer + "api/v2/")[
+                    "access_token"])
+            let patched = try await h.send(
+                .PATCH, "api/v2/users/auth0%7C65a1f0c0ffee000000000001", body: #"{"user_metadata":{"saved":true}}"#,
+                contentType: "application/json", headers: h.bearer(token))
+            #expect(patched.status == 200)
+        }
+        try await Harness.with(.testing { $0.stateFile = path }) { h in
+            #expect(try await h.emulator.controls.currentKeyID() == kid)
+            let refreshed = try await h.refresh(refreshToken)
+            #expect(refreshed.status == 200)
+            let token = try #require(
+                try await h.signIn(scope: "read:current_user", audience: h.issuer + "api/v2/")["access_token"])
+            let user = try await h.get("api/v2/users/auth0%7C65a1f0c0ffee000000000001", headers: h.bearer(token))
+            #expect(user.json["user_metadata"]?.objectValue?["saved"] == true)
+        }
+    }
+
+    @Test func stopClosesTheListener() async throws {
+        let emulator = try await AuthEmulator.start(configuration: .testing())
+        #expect(
+            emulator.discoveryURL.absoluteString == emulator.issuer.absoluteString + ".well-known/openid-configuration")
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let request = HTTPClientRequest(url: emulator.discoveryURL.absoluteString)
+        #expect(try await http.execute(request, timeout: .seconds(5)).status == .ok)
+        await emulator.stop()
+        await emulator.waitUntilStopped()
+        await #expect(throws: (any Error).self) { try await http.execute(request, timeout: .seconds(5)) }
+        try await http.shutdown()
+    }
+}
