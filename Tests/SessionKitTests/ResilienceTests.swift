@@ -1,0 +1,172 @@
+import AuthEmulator
+import Foundation
+import SecureStore
+import SessionKitTesting
+import Testing
+
+@testable import SessionKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pid of a process that has exited, so its lease is stale.
+private func deadProcessID() throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/true")
+    try process.run()
+    process.waitUntilExit()
+    return process.processIdentifier
+}
+
+/// Writes a renewal lease into the stored record, as another process that began a renewal would.
+private func plantLease(_ live: LiveSession, pid: Int32) throws {
+    let store = try LiveSession.makeStore(live.folder)
+    let key = live.session.storeKey
+    try store.update(forKey: key) { data in
+        var record = try JSONDecoder().decode(SessionRecord.self, from: try #require(data))
+        let now = live.time.clock.now()
+        record.generation += 1
+        record.renewal = RenewalLease(
+            owner: "another-process", pid: pid, host: ProcessInfo.processInfo.hostName, startedAt: now,
+            expiresAt: now.addingTimeInterval(30)
+        )
+        return try JSONEncoder().encode(record)
+    }
+}
+
+@Suite("Resilience: crashed renewers, offline profile, failed revocation, skewed clocks, rotated keys")
+struct ResilienceTests {
+    @Test("a lease left by a process that died mid-renewal is taken over at once")
+    func deadLease() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try plantLease(live, pid: try deadProcessID())
+            let session = try live.relaunched()
+            let started = ContinuousClock.now
+            let renewed = try await session.credentials()
+            #expect(renewed.accessToken != credentials.accessToken)
+            #expect(ContinuousClock.now - started < .seconds(5), "it did not wait for the dead process's lease")
+        }
+    }
+
+    @Test("a live process's lease is waited for, and a wait that runs out is retryable with the session kept")
+    func liveLease() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            let sleeper = Process()
+            sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+            sleeper.arguments = ["30"]
+            try sleeper.run()
+            defer { sleeper.terminate() }
+            try plantLease(live, pid: sleeper.processIdentifier)
+            let session = try live.relaunched(policy: RenewalPolicy(waitTimeout: .seconds(1)))
+            try await emulator.controls.resetRequestCounts()
+            await #expect {
+                _ = try await session.credentials()
+            } throws: { error in
+                let error = error as? SessionKitError
+                return error?.code == .timeout && error?.isRetryable == true
+            }
+            #expect(try await emulator.controls.requestCounts()[.token] == 0, "it never spent the refresh token")
+            #expect(try await session.hasSession())
+        }
+    }
+
+    @Test("the cached profile is served when the provider cannot be reached")
+    func offlineProfile() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            try await live.signIn()
+            let online = try await live.session.userInfo()
+            try await emulator.controls.inject(.dropConnection, into: .userinfo)
+            let offline = try await live.session.userInfo()
+            #expect(offline == online)
+            try await emulator.controls.clearFaults(.userinfo)
+            try await emulator.controls.inject(.status(401), into: .userinfo)
+            await #expect(throws: SessionKitError.self) { _ = try await live.session.userInfo() }
+        }
+    }
+
+    @Test("logout clears the session even when revocation fails, and says so")
+    func revocationFails() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            try await live.signIn()
+            try await emulator.controls.inject(.status(503), into: .revoke)
+            let result = try await live.session.logout()
+            #expect(result.hadSession)
+            #expect(!result.revoked)
+            #expect(result.revocationError?.code == .serverError)
+            #expect(try await !live.session.hasSession())
+        }
+    }
+
+    @Test("a device clock two hours slow still validates ID tokens, using the provider's Date header")
+    func skewedClock() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            live.time.advance(by: -7200)
+            let credentials = try await live.signIn()
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+            let offset = await live.provider.serverClockOffset
+            #expect(abs(offset - 7200) < 5)
+        }
+    }
+
+    @Test("after a key rotation the JWKS is refetched once and the new key verifies renewals")
+    func keyRotation() async throws {
+        try await LiveEmulator.with { emulator in
+            var configuration = try emulator.providerConfiguration()
+            configuration.jwksRefetchInterval = .zero
+            let provider = ProviderClient(configuration: configuration)
+            let credentials = try await provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword)
+            )
+            let oldKey = credentials.idTokenClaims?.header.keyID
+            let newKey = try await emulator.controls.rotateSigningKeys()
+            try await emulator.controls.resetRequestCounts()
+            let renewed = try await provider.renew(credentials)
+            #expect(renewed.idTokenClaims?.header.keyID == newKey)
+            #expect(newKey != oldKey)
+            #expect(try await emulator.controls.requestCounts()[.jwks] == 1)
+        }
+    }
+
+    @Test("device polling slows down by 5 s when the provider says slow_down")
+    func slowDown() async throws {
+        try await LiveEmulator.with { emulator in
+            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+            let authorization = try await provider.startDeviceAuthorization()
+            let eager = DeviceAuthorization(
+                userCode: authorization.userCode, verificationURI: authorization.verificationURI,
+                verificationURIComplete: authorization.verificationURIComplete, expiresAt: authorization.expiresAt,
+                interval: 0, deviceCode: authorization.deviceCode, scope: authorization.scope
+            )
+            try await emulator.controls.resetRequestCounts()
+            let started = ContinuousClock.now
+            let polling = Task { try await provider.pollDeviceAuthorization(eager) }
+            try await Task.sleep(for: .seconds(1))
+            let early = try await emulator.controls.requestCounts()[.deviceCode]
+            #expect(early >= 2, "the eager client polled until the provider said slow_down")
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await emulator.controls.requestCounts()[.deviceCode] == early, "no polls while backing off")
+            // Let the emulator's clock pass its grown interval, so the next poll is on time.
+            try await emulator.controls.approveDevice(userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
+            try await emulator.controls.advanceClock(by: 10)
+            let credentials = try await polling.value
+            #expect(ContinuousClock.now - started >= .seconds(4.5), "after slow_down the client waited 5 s more")
+            #expect(try await emulator.controls.requestCounts()[.deviceCode] == early + 1)
+            #expect(credentials.canRenew)
+        }
+    }
+}
