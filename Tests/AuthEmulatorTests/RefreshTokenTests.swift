@@ -63,6 +63,17 @@ struct RefreshTokenTests {
         }
     }
 
+    @Test func onlyThePreviousTokenMayBeReusedWithinTheInterval() async throws {
+        try await Harness.with(.testing { $0.refreshTokenRotation.reuseInterval = 30 }) { h in
+            let first = try #require(try await h.signIn()["refresh_token"])
+            let second = try #require(try await h.refresh(first)["refresh_token"])
+            let third = try #require(try await h.refresh(second)["refresh_token"])
+            let stale = try await h.refresh(first)
+            #expect(stale["error"] == "invalid_grant", "a token two rotations back is a breach")
+            #expect(try await h.refresh(third)["error"] == "invalid_grant", "the family is revoked")
+        }
+    }
+
     @Test func withoutRotationTheSameTokenKeepsWorking() async throws {
         try await Harness.with(.testing { $0.refreshTokenRotation.enabled = false }) { h in
             let token = try #require(try await h.signIn()["refresh_token"])
