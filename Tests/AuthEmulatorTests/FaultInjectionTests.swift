@@ -18,6 +18,19 @@ struct FaultInjectionTests {
         }
     }
 
+    @Test func countedFaultsAreExactUnderConcurrency() async throws {
+        try await Harness.with { h in
+            try await h.emulator.controls.inject(.status(503).times(3), into: .discovery)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 { group.addTask { try await h.get(".well-known/openid-configuration").status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 503 }.count == 3)
+            #expect(statuses.filter { $0 == 200 }.count == 7)
+            #expect(try await h.emulator.controls.requestCounts()[.discovery] == 10)
+        }
+    }
+
     @Test(arguments: [429, 500])
     func statusFaultUntilCleared(status: Int) async throws {
         try await Harness.with { h in

@@ -63,6 +63,29 @@ struct RefreshTokenTests {
         }
     }
 
+    @Test func onlyThePreviousTokenMayBeReusedWithinTheInterval() async throws {
+        try await Harness.with(.testing { $0.refreshTokenRotation.reuseInterval = 30 }) { h in
+            let first = try #require(try await h.signIn()["refresh_token"])
+            let second = try #require(try await h.refresh(first)["refresh_token"])
+            let third = try #require(try await h.refresh(second)["refresh_token"])
+            let stale = try await h.refresh(first)
+            #expect(stale["error"] == "invalid_grant", "a token two rotations back is a breach")
+            #expect(try await h.refresh(third)["error"] == "invalid_grant", "the family is revoked")
+        }
+    }
+
+    @Test func concurrentUseOfOneTokenSucceedsOnce() async throws {
+        try await Harness.with { h in
+            let token = try #require(try await h.signIn()["refresh_token"])
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await h.refresh(token).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 403 }.count == 7)
+        }
+    }
+
     @Test func withoutRotationTheSameTokenKeepsWorking() async throws {
         try await Harness.with(.testing { $0.refreshTokenRotation.enabled = false }) { h in
             let token = try #require(try await h.signIn()["refresh_token"])

@@ -62,10 +62,10 @@ extension AuthEmulator {
 
     /// Refresh-token rotation as Auth0 implements it.
     ///
-    /// With rotation on, every refresh returns a new refresh token and the presented one is spent. Presenting a
-    /// spent token again within `reuseInterval` seconds still works (it returns a fresh pair, so a client whose
-    /// response was lost can retry); after that, it is treated as theft and every refresh token of the same
-    /// sign-in (the family) is revoked.
+    /// With rotation on, every refresh returns a new refresh token and the presented one is spent. Presenting the
+    /// most recently spent token again within `reuseInterval` seconds still works (it returns a fresh pair, so a
+    /// client whose response was lost can retry); any other spent token, or one presented after the interval, is
+    /// treated as theft and every refresh token of the same sign-in (the family) is revoked.
     public struct RefreshTokenRotation: Sendable, Codable, Equatable {
         /// Whether refresh tokens rotate. Default `true`.
         public var enabled: Bool

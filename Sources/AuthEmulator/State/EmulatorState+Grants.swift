@@ -85,13 +85,15 @@ extension EmulatorState {
             return .accepted(grant, newRefreshToken: nil)
         }
         if let spentAt = record.spentAt {
-            guard now.timeIntervalSince(spentAt) < rotation.reuseInterval else {
+            let isPrevious = grant.lastRotatedDigest == digest
+            guard isPrevious, now.timeIntervalSince(spentAt) < rotation.reuseInterval else {
                 revokeGrant(id: grant.id)
                 logger.debug("Refresh token reuse detected; family revoked", metadata: ["grant": "\(grant.id)"])
                 return .refused(invalid)
             }
         } else {
             record.spentAt = now
+            grants[grant.id]?.lastRotatedDigest = digest
         }
         record.lastUsedAt = now
         refreshTokens[digest] = record

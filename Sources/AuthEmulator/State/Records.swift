@@ -12,6 +12,9 @@ struct GrantRecord: Sendable, Codable, Equatable {
     var authTime: Date?
     var nonce: String?
     var revoked: Bool = false
+    /// The digest of the refresh token rotated most recently: the only spent token that may be presented
+    /// again within the reuse interval (Auth0: "only the previous token can be reused").
+    var lastRotatedDigest: String?
 }
 
 /// A refresh token, stored by the SHA-256 of its value.

@@ -19,7 +19,10 @@ struct TokenIssuer: Sendable {
     func issue(_ request: Request) async throws(OAuthError) -> TokenResponse {
         let now = core.clock.now
         let lifetimes = core.configuration.lifetimes
-        let user: AuthEmulator.User? = await request.grant.userID.asyncMap { await core.state.user(id: $0) }
+        var user: AuthEmulator.User?
+        if let userID = request.grant.userID {
+            user = await core.state.user(id: userID)
+        }
         var audiences: [String] = []
         if let audience = request.grant.audience { audiences.append(audience) }
         if user != nil, request.scopes.contains("openid") || audiences.isEmpty {
@@ -89,13 +92,5 @@ struct TokenIssuer: Sendable {
             core.logger.error("Token signing failed", metadata: ["error": "\(type(of: error))"])
             throw OAuthError(.serverError, "The token could not be signed.")
         }
-    }
-}
-
-extension Optional where Wrapped: Sendable {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
-        guard let value = self else { return nil }
-        return await transform(value)
     }
 }

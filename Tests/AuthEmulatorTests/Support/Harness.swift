@@ -17,7 +17,11 @@ struct Harness: Sendable {
         _ configuration: AuthEmulator.Configuration = .testing(),
         _ body: (Harness) async throws -> Void
     ) async throws {
-        let emulator = try await AuthEmulator.start(configuration: configuration)
+        try await with(emulator: try await AuthEmulator.start(configuration: configuration), body)
+    }
+
+    /// Runs `body` against an emulator the caller started; stops it afterwards.
+    static func with(emulator: AuthEmulator, _ body: (Harness) async throws -> Void) async throws {
         let http = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: .init(
