@@ -21,9 +21,12 @@ struct CrashTests {
             let deadline = ContinuousClock.now + .seconds(30)
             for round in 0..<rounds where ContinuousClock.now < deadline {
                 let child = try ChildProcess.spawn(tool, [folder, "crash", "write-loop", "seq", String(last + 1)])
-                usleep(UInt32.random(in: 5_000...60_000))
-                child.send(SIGKILL)
-                #expect(child.wait() == .signaled(SIGKILL), "round \(round): the writer ended before it was killed")
+                let termination = try await onDedicatedThread {
+                    usleep(UInt32.random(in: 5_000...60_000))
+                    child.send(SIGKILL)
+                    return child.wait()
+                }
+                #expect(termination == .signaled(SIGKILL), "round \(round): the writer ended before it was killed")
                 // A damaged file throws here, which fails the test.
                 guard let value = try store.data(forKey: "seq") else {
                     #expect(last == -1, "round \(round): the value vanished")

@@ -15,8 +15,9 @@ struct MultiProcessTests {
                 try ChildProcess.spawn(
                     tool, [folder, "shared", "increment-loop", String(steps), "p\(index)", "counter"])
             }
-            for child in children {
-                #expect(child.wait() == .exited(0))
+            let terminations = try await onDedicatedThread { children.map { $0.wait() } }
+            for termination in terminations {
+                #expect(termination == .exited(0))
             }
             let store = try makeFileStore(folder, service: "shared")
             #expect(try store.string(forKey: "counter") == String(processes * steps))

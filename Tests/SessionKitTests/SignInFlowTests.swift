@@ -58,7 +58,7 @@ struct SignInFlowTests {
             let authorization = try await provider.startDeviceAuthorization()
             #expect(!authorization.userCode.isEmpty)
             let polling = Task { try await provider.pollDeviceAuthorization(authorization) }
-            try await Task.sleep(for: .milliseconds(1500))
+            try await waitUntil { try await emulator.controls.requestCounts()[.deviceCode] >= 1 }
             try await emulator.controls.approveDevice(
                 userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
             let credentials = try await polling.value

@@ -70,6 +70,9 @@ struct CLI: Sendable {
             stderr.fileHandleForReading.readabilityHandler = { [err] handle in err.append(handle.availableData) }
         }
 
+        /// Standard output so far.
+        var stdoutText: String { String(decoding: out.contents, as: UTF8.self) }
+
         /// Standard error so far.
         var stderrText: String { String(decoding: err.contents, as: UTF8.self) }
 

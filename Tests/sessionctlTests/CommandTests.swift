@@ -27,7 +27,7 @@ struct CommandTests {
             try await cli.signIn()
             let status = try await cli.run(["status", "--json"])
             #expect(status.status == 0)
-            let report = try SessionKit.JSONValue(parsing: Data(status.stdout.utf8))
+            let report = try JSONValue(parsing: Data(status.stdout.utf8))
             #expect(report["signed_in"] == true)
             #expect(report["valid"] == true)
             #expect(report["renewable"] == true)
@@ -50,7 +50,7 @@ struct CommandTests {
             let timestamp = try #require(exec["status"]?["expirationTimestamp"]?.stringValue)
             #expect(try Date(timestamp, strategy: .iso8601) > Date())
 
-            let json = try SessionKit.JSONValue(parsing: Data(try await cli.run(["token", "--json"]).stdout.utf8))
+            let json = try JSONValue(parsing: Data(try await cli.run(["token", "--json"]).stdout.utf8))
             #expect(json["token"] == .string(accessToken))
             let idToken = try await cli.run(["token", "--id-token"])
             #expect(
@@ -60,7 +60,7 @@ struct CommandTests {
 
             let whoami = try await cli.run(["whoami", "--json"])
             #expect(
-                try SessionKit.JSONValue(parsing: Data(whoami.stdout.utf8))["email"]
+                try JSONValue(parsing: Data(whoami.stdout.utf8))["email"]
                     == .string(AuthEmulator.User.aliceEmail))
             #expect(try await cli.run(["whoami"]).stdout.contains(AuthEmulator.User.aliceEmail))
 
@@ -95,7 +95,7 @@ struct CommandTests {
             let prefs = try SessionKit.JSONValue(
                 parsing: Data(try await cli.run(["metadata", "get", "prefs"]).stdout.utf8))
             #expect(prefs["theme"] == "dark")
-            let all = try SessionKit.JSONValue(parsing: Data(try await cli.run(["metadata", "get"]).stdout.utf8))
+            let all = try JSONValue(parsing: Data(try await cli.run(["metadata", "get"]).stdout.utf8))
             #expect(all["visits"] == 3)
             #expect(try await cli.run(["metadata", "unset", "country"]).status == 0)
             let missing = try await cli.run(["metadata", "get", "country"])

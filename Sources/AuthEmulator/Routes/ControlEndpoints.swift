@@ -77,7 +77,7 @@ struct ControlEndpoints: Sendable {
             try await run {
                 let counts = try await controls.requestCounts()
                 let data = try JSONEncoder().encode(counts)
-                return try JSONDecoder().decode([String: JSONValue].self, from: data)
+                return try JSONDecoder().decode([String: EmulatorJSON].self, from: data)
             }
         }
         group.delete("requests") { _, _ -> Response in
@@ -89,7 +89,7 @@ struct ControlEndpoints: Sendable {
     }
 
     /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.
-    private func run(_ body: () async throws -> [String: JSONValue]) async throws -> Response {
+    private func run(_ body: () async throws -> [String: EmulatorJSON]) async throws -> Response {
         do {
             return JSONResponse.make(try await body())
         } catch let error as AuthEmulatorError {

@@ -20,9 +20,9 @@ struct DiscoveryEndpoints: Sendable {
     /// The OpenID Provider Metadata (OIDC Discovery §3), advertising every endpoint the emulator serves.
     func discovery() -> Response {
         let issuer = core.issuer
-        let grantTypes = AuthEmulator.GrantType.allSupported.map { JSONValue.string($0.rawValue) }
+        let grantTypes = AuthEmulator.GrantType.allSupported.map { EmulatorJSON.string($0.rawValue) }
         let apiScopes = core.configuration.apis.flatMap(\.scopes) + AuthEmulator.API.managementScopes
-        var document: [String: JSONValue] = [
+        var document: [String: EmulatorJSON] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "authorize"),
             "token_endpoint": .string(issuer + "oauth/token"),

@@ -25,7 +25,7 @@ struct UserInfoEndpoint: Sendable {
             return response
         }
         let scopes = Set(claims.scopes)
-        var body: [String: JSONValue] = ["sub": .string(user.id)]
+        var body: [String: EmulatorJSON] = ["sub": .string(user.id)]
         if scopes.contains("profile") {
             body["name"] = .string(user.name)
             body["nickname"] = .string(user.nickname)

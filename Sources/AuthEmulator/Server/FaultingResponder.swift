@@ -38,7 +38,7 @@ struct FaultingResponder: Sendable {
         case .status:
             let code = fault.status.flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
             let status = HTTPResponse.Status(code: code, reasonPhrase: Self.reasonPhrases[code] ?? "")
-            let body: [String: JSONValue] = [
+            let body: [String: EmulatorJSON] = [
                 "error": "temporarily_unavailable", "error_description": .string("Injected fault: HTTP \(code)."),
             ]
             var response = JSONResponse.make(body, status: status)

@@ -50,7 +50,7 @@ actor EmulatorState {
         return user
     }
 
-    func replaceUserMetadata(userID: String, with metadata: [String: JSONValue]) -> AuthEmulator.User? {
+    func replaceUserMetadata(userID: String, with metadata: [String: EmulatorJSON]) -> AuthEmulator.User? {
         guard var user = users[userID] else { return nil }
         user.userMetadata = metadata
         users[userID] = user

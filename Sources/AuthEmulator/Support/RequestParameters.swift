@@ -31,7 +31,7 @@ struct RequestParameters: Sendable {
 
     /// Parses a JSON object body; scalar members become strings, others are ignored.
     static func json(_ data: Data) throws(OAuthError) -> RequestParameters {
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
+        guard let object = try? JSONDecoder().decode([String: EmulatorJSON].self, from: data) else {
             throw OAuthError(.invalidRequest, "The request body is not a JSON object.")
         }
         var values: [String: String] = [:]

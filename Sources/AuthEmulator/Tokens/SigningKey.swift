@@ -46,8 +46,8 @@ struct SigningKey: Sendable, Codable {
     }
 
     /// The public JWK as published in `/.well-known/jwks.json`.
-    func publicJWK() throws -> [String: JSONValue] {
-        var jwk: [String: JSONValue] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
+    func publicJWK() throws -> [String: EmulatorJSON] {
+        var jwk: [String: EmulatorJSON] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
         switch algorithm {
         case .rs256:
             let primitives = try Insecure.RSA.PrivateKey(pem: privateKeyPEM).publicKey.getKeyPrimitives()

@@ -41,7 +41,7 @@ actor SigningKeys {
     }
 
     /// The public JWKS: the current key and retired keys still inside the overlap.
-    func jwks(now: Date) async throws -> [String: JSONValue] {
+    func jwks(now: Date) async throws -> [String: EmulatorJSON] {
         await prune(now: now)
         return ["keys": .array(try keys.map { .object(try $0.publicJWK()) })]
     }

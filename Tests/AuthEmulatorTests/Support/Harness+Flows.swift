@@ -50,13 +50,13 @@ extension Harness {
     }
 
     /// Verifies a JWT against the published JWKS and returns its header `kid` and claims.
-    func verify(_ jwt: String) async throws -> (kid: String?, claims: [String: JSONValue]) {
+    func verify(_ jwt: String) async throws -> (kid: String?, claims: [String: EmulatorJSON]) {
         let jwks = try await get(".well-known/jwks.json")
         let keys = JWTKeyCollection()
         try await keys.add(jwksJSON: jwks.text)
         let payload = try await keys.verify(jwt, as: AnyClaims.self)
         let header = try JSONDecoder().decode(
-            [String: JSONValue].self,
+            [String: EmulatorJSON].self,
             from: Self.base64URLDecode(String(jwt.split(separator: ".")[0]))
         )
         return (header["kid"]?.stringValue, payload.claims)
@@ -69,17 +69,18 @@ extension Harness {
     }
 
     /// Decodes a JWT's claims without verifying (for tokens signed with a client secret).
-    static func unverifiedClaims(_ jwt: String) throws -> [String: JSONValue] {
-        try JSONDecoder().decode([String: JSONValue].self, from: base64URLDecode(String(jwt.split(separator: ".")[1])))
+    static func unverifiedClaims(_ jwt: String) throws -> [String: EmulatorJSON] {
+        try JSONDecoder().decode(
+            [String: EmulatorJSON].self, from: base64URLDecode(String(jwt.split(separator: ".")[1])))
     }
 }
 
 /// Any JWT payload, for signature checks in tests; claims are asserted by the tests themselves.
 struct AnyClaims: JWTPayload {
-    var claims: [String: JSONValue]
+    var claims: [String: EmulatorJSON]
 
     init(from decoder: any Decoder) throws {
-        claims = try [String: JSONValue](from: decoder)
+        claims = try [String: EmulatorJSON](from: decoder)
     }
 
     func encode(to encoder: any Encoder) throws { try claims.encode(to: encoder) }

@@ -1,5 +1,5 @@
 /// A JSON value, used for `user_metadata` and `app_metadata` and anywhere the emulator passes JSON through.
-public enum JSONValue: Sendable, Hashable, Codable {
+public enum EmulatorJSON: Sendable, Hashable, Codable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -9,9 +9,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// A string.
     case string(String)
     /// An array.
-    case array([JSONValue])
+    case array([EmulatorJSON])
     /// An object.
-    case object([String: JSONValue])
+    case object([String: EmulatorJSON])
 
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
@@ -24,10 +24,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try? container.decode([EmulatorJSON].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(try container.decode([String: EmulatorJSON].self))
         }
     }
 
@@ -56,13 +56,13 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The object, when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: [String: EmulatorJSON]? {
         if case .object(let value) = self { return value }
         return nil
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+extension EmulatorJSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
     /// A string literal.
@@ -74,9 +74,9 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
     /// A floating-point literal.
     public init(floatLiteral value: Double) { self = .number(value) }
     /// An array literal.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(arrayLiteral elements: EmulatorJSON...) { self = .array(elements) }
     /// A dictionary literal.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(dictionaryLiteral elements: (String, EmulatorJSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
     /// `nil`, as JSON `null`.
