@@ -73,8 +73,10 @@ public struct StoreSelection: Sendable {
             keyFile: FileManager.default.fileExists(atPath: keyFile),
             store: FileManager.default.fileExists(atPath: folder + "/" + StoreFolder.fileName(forService: service))
         )
-        func open(_ source: EncryptedFileStore.KeySource, _ backend: Backend) throws(SecureStoreError) -> StoreSelection {
-            let store = try EncryptedFileStore(service: service, configuration: .init(folder: folder, keySource: source))
+        func open(_ source: EncryptedFileStore.KeySource, _ backend: Backend) throws(SecureStoreError) -> StoreSelection
+        {
+            let store = try EncryptedFileStore(
+                service: service, configuration: .init(folder: folder, keySource: source))
             return StoreSelection(store: store, backend: backend)
         }
         if policy == .fileOnly { return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: nil)) }

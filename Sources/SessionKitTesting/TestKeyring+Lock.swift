@@ -21,11 +21,14 @@ extension TestKeyring {
         guard let password = ProcessInfo.processInfo.environment["SESSIONKIT_TEST_KEYRING_PASSWORD"],
             password.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
         else {
-            throw Missing(description: "SESSIONKIT_TEST_KEYRING_PASSWORD is not set (or not [A-Za-z0-9-]); use scripts/with-keyring")
+            throw Missing(
+                description:
+                    "SESSIONKIT_TEST_KEYRING_PASSWORD is not set (or not [A-Za-z0-9-]); use scripts/with-keyring")
         }
         let bus = try SessionBus()
         let collection = try bus.defaultCollection()
-        let opened = try bus.call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession", "('plain', <''>)")
+        let opened = try bus.call(
+            "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession", "('plain', <''>)")
         let session = try SessionBus.objectPath(in: opened)
         // A byte array, not a b'' literal: GVariant bytestrings carry a trailing NUL the keyring would see.
         let bytes = password.utf8.map { "byte \($0)" }.joined(separator: ", ")
@@ -48,7 +51,8 @@ extension TestKeyring {
                 Pointer?, Pointer?, Int32, Int32, Pointer?, UnsafeMutablePointer<Pointer?>
             ) -> Pointer?
         let parse:
-            @convention(c) (Pointer?, UnsafePointer<CChar>, Pointer?, Pointer?, UnsafeMutablePointer<Pointer?>) -> Pointer?
+            @convention(c) (Pointer?, UnsafePointer<CChar>, Pointer?, Pointer?, UnsafeMutablePointer<Pointer?>) ->
+                Pointer?
         let print: @convention(c) (Pointer, Int32) -> UnsafeMutablePointer<CChar>?
         let unref: @convention(c) (Pointer) -> Void
         let free: @convention(c) (Pointer?) -> Void
@@ -61,14 +65,18 @@ extension TestKeyring {
                 guard let address = dlsym(gio, name) else { throw Missing(description: "\(name) is missing from GIO") }
                 return unsafeBitCast(address, to: T.self)
             }
-            let busGet: @convention(c) (Int32, Pointer?, UnsafeMutablePointer<Pointer?>) -> Pointer? = try symbol("g_bus_get_sync")
+            let busGet: @convention(c) (Int32, Pointer?, UnsafeMutablePointer<Pointer?>) -> Pointer? = try symbol(
+                "g_bus_get_sync")
             callSync = try symbol("g_dbus_connection_call_sync")
             parse = try symbol("g_variant_parse")
             print = try symbol("g_variant_print")
             unref = try symbol("g_variant_unref")
             free = try symbol("g_free")
             var error: Pointer?
-            guard let connection = busGet(2, nil, &error) else { throw Missing(description: "no D-Bus session bus") }  // G_BUS_TYPE_SESSION
+            let sessionBus: Int32 = 2  // G_BUS_TYPE_SESSION
+            guard let connection = busGet(sessionBus, nil, &error) else {
+                throw Missing(description: "no D-Bus session bus")
+            }
             self.connection = connection
         }
 
@@ -80,9 +88,12 @@ extension TestKeyring {
             }
             guard
                 let reply = callSync(
-                    connection, "org.freedesktop.secrets", object, interface, method, arguments, nil, 0, 5000, nil, &error)
+                    connection, "org.freedesktop.secrets", object, interface, method, arguments, nil, 0, 5000, nil,
+                    &error)
             else {
-                let message = error.flatMap { $0.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) }.map { String(cString: $0) }
+                let message = error.flatMap { $0.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) }.map {
+                    String(cString: $0)
+                }
                 throw Missing(description: "\(interface).\(method) failed: \(message ?? "unknown error")")
             }
             defer { unref(reply) }
@@ -93,7 +104,8 @@ extension TestKeyring {
 
         /// The object path of the default collection.
         func defaultCollection() throws -> String {
-            try Self.objectPath(in: call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", "('default',)"))
+            try Self.objectPath(
+                in: call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", "('default',)"))
         }
 
         /// The first object path in GVariant text such as `(objectpath '/org/freedesktop/secrets/session/1',)`.

@@ -33,6 +33,7 @@ struct SecretServiceConformanceTests {
     func invalidArguments() throws {
         let store = SecretServiceStore(service: "")
         #expect(storeError { _ = try store.keys() }?.code == .invalidArgument)
-        #expect(storeError { try SecretServiceStore(service: "s").setString("v", forKey: "") }?.code == .invalidArgument)
+        #expect(
+            storeError { try SecretServiceStore(service: "s").setString("v", forKey: "") }?.code == .invalidArgument)
     }
 }

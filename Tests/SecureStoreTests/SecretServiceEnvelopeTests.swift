@@ -71,13 +71,14 @@ struct SecretServiceEnvelopeTests {
         }
     }
 
-    /// Runs `secret-tool` with `arguments` and returns its standard output.
+    /// Runs `secret-tool` with `arguments` and returns its output (it prints attributes on standard error).
     private func runSecretTool(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["secret-tool"] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
+        process.standardError = pipe
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

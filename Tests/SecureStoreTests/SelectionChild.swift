@@ -68,7 +68,9 @@ final class SilentSocket {
             for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
             throw ChildProcess.SpawnFailed(errno: errno)

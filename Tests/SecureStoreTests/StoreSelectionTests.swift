@@ -22,7 +22,8 @@ struct StoreSelectionTests {
             #expect(run.status == .exited(3), "\(run.report)")
             #expect(run.report.contains("secure store unavailable"))
             #expect(run.report.contains("use the file store"))
-            #expect(try TemporaryFolder.contents(folder).filter { $0.hasSuffix(".key") || $0.hasSuffix(".store") } == [])
+            #expect(
+                try TemporaryFolder.contents(folder).filter { $0.hasSuffix(".key") || $0.hasSuffix(".store") } == [])
         }
     }
 

@@ -20,8 +20,7 @@ final class LibSecret: @unchecked Sendable {  // immutable after init: dlopen ha
     typealias ErrorOut = UnsafeMutablePointer<Pointer?>
     typealias CString = UnsafePointer<CChar>
 
-    let passwordStore:
-        @convention(c) (Pointer, Pointer, CString?, CString, CString, Pointer?, ErrorOut) -> Int32
+    let passwordStore: @convention(c) (Pointer, Pointer, CString?, CString, CString, Pointer?, ErrorOut) -> Int32
     let passwordLookup: @convention(c) (Pointer, Pointer, Pointer?, ErrorOut) -> UnsafeMutablePointer<CChar>?
     let passwordClear: @convention(c) (Pointer, Pointer, Pointer?, ErrorOut) -> Int32
     let passwordSearch: @convention(c) (Pointer, Pointer, Int32, Pointer?, ErrorOut) -> Pointer?
@@ -94,14 +93,17 @@ final class LibSecret: @unchecked Sendable {  // immutable after init: dlopen ha
     private static func open(_ name: String) throws(LoadFailure) -> Pointer {
         guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-            throw LoadFailure(description: "\(name) cannot be loaded (\(reason)); install libsecret (Debian: libsecret-1-0)")
+            throw LoadFailure(
+                description: "\(name) cannot be loaded (\(reason)); install libsecret (Debian: libsecret-1-0)")
         }
         return handle
     }
 
     private static func address(_ handle: Pointer, _ name: String) throws(LoadFailure) -> Pointer {
         guard let address = dlsym(handle, name) else {
-            throw LoadFailure(description: "\(name) is missing from the installed libsecret or GLib; libsecret 0.19 or later is needed")
+            throw LoadFailure(
+                description:
+                    "\(name) is missing from the installed libsecret or GLib; libsecret 0.19 or later is needed")
         }
         return address
     }

@@ -47,7 +47,8 @@ struct SecretServiceClient {
             let stored = library.passwordStore(library.schema, table, "default", label, password, cancellable, &error)
             if let failure = consume(error) { return .failure(failure) }
             guard stored != 0 else {
-                return .failure(SecretServiceFailure(kind: .other, message: "the Secret Service refused to store the item"))
+                return .failure(
+                    SecretServiceFailure(kind: .other, message: "the Secret Service refused to store the item"))
             }
             return .success(())
         }
@@ -91,7 +92,9 @@ struct SecretServiceClient {
             while let current = node {
                 // GList: { gpointer data; GList *next; GList *prev; }
                 if let item = current.load(as: Pointer?.self), let found = library.retrievableAttributes(item) {
-                    let value = name.withCString { library.hashTableLookup(found, UnsafeMutableRawPointer(mutating: $0)) }
+                    let value = name.withCString {
+                        library.hashTableLookup(found, UnsafeMutableRawPointer(mutating: $0))
+                    }
                     if let value { values.append(String(cString: value.assumingMemoryBound(to: CChar.self))) }
                     library.hashTableUnref(found)
                 }

@@ -134,7 +134,8 @@ public struct SecretServiceStore: SecureStore {
         switch LibSecret.shared {
         case .success(let loaded): library = loaded
         case .failure(let failure):
-            throw SecureStoreError(SecretServiceFailure(kind: .libraryMissing, message: failure.description), while: action)
+            throw SecureStoreError(
+                SecretServiceFailure(kind: .libraryMissing, message: failure.description), while: action)
         }
         let result = TimeBoundCall.run(library, timeout: configuration.timeout) { library, cancellable in
             let client = SecretServiceClient(library: library, cancellable: cancellable.pointer)
