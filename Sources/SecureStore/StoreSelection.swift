@@ -37,6 +37,8 @@ public struct StoreSelection: Sendable {
     public let store: EncryptedFileStore
     /// Where its key is.
     public let backend: Backend
+    /// What to do about a fallback, for ``warning``.
+    let advice: String?
 
     /// A short name for the backend: `keyring+encrypted-file`, `encrypted-file (key file)`, or
     /// `encrypted-file (key file fallback: <reason>)`.
@@ -52,6 +54,7 @@ public struct StoreSelection: Sendable {
     public var warning: String? {
         guard case .keyFile(let reason?) = backend else { return nil }
         return "the session key is in a file beside the data, not in the keyring: \(reason)"
+            + (advice.map { "; \($0)" } ?? "")
     }
 
     /// Opens the store of `service` in `folder` under `policy`.
@@ -73,26 +76,32 @@ public struct StoreSelection: Sendable {
             keyFile: FileManager.default.fileExists(atPath: keyFile),
             store: FileManager.default.fileExists(atPath: folder + "/" + StoreFolder.fileName(forService: service))
         )
-        func open(_ source: EncryptedFileStore.KeySource, _ backend: Backend) throws(SecureStoreError) -> StoreSelection
-        {
-            let store = try EncryptedFileStore(
-                service: service, configuration: .init(folder: folder, keySource: source))
-            return StoreSelection(store: store, backend: backend)
+        func open(
+            _ source: EncryptedFileStore.KeySource,
+            _ backend: Backend,
+            advice: String?
+        ) throws(SecureStoreError) -> StoreSelection {
+            try StoreSelection(service: service, folder: folder, source: source, backend: backend, advice: advice)
         }
-        if policy == .fileOnly { return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: nil)) }
+        if policy == .fileOnly {
+            return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: nil), advice: nil)
+        }
         let keyringKey = KeyringKey(service: service, folder: folder, configuration: keyring)
         let state = Result { () throws(SecureStoreError) in try keyringKey.exists() }
         switch (state, policy) {
         case (.success(false), _) where files.keyFile && files.store:
-            let reason =
-                "the store in \(folder) was created with the key file \(keyFile); to move it to the keyring, "
-                + "sign out, delete that file and sign in again"
-            if policy == .requireKeyring { throw SecureStoreError(code: .unavailable, message: reason) }
-            return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: reason))
+            let reason = "the store in \(folder) was created with the key file \(keyFile)"
+            let advice = "to move it to the keyring, sign out, delete that file and sign in again"
+            if policy == .requireKeyring {
+                throw SecureStoreError(code: .unavailable, message: reason + "; " + advice)
+            }
+            return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: reason), advice: advice)
         case (.success, _):
-            return try open(.secretService(keyring), .keyring)
+            return try open(.secretService(keyring), .keyring, advice: nil)
         case (.failure(let error), .automatic) where error.code == .unavailable && !(files.store && !files.keyFile):
-            return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: error.message))
+            let reason = (error.underlyingError as? SecretServiceFailure)?.shortReason ?? error.message
+            let advice = "to use the keyring, unlock it (log in to the desktop session) or start a Secret Service"
+            return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: reason), advice: advice)
         case (.failure(let error), _) where error.code == .unavailable && files.store && !files.keyFile:
             throw SecureStoreError(
                 code: .unavailable,
@@ -103,6 +112,18 @@ public struct StoreSelection: Sendable {
         case (.failure(let error), _):
             throw error
         }
+    }
+
+    private init(
+        service: String,
+        folder: String,
+        source: EncryptedFileStore.KeySource,
+        backend: Backend,
+        advice: String?
+    ) throws(SecureStoreError) {
+        store = try EncryptedFileStore(service: service, configuration: .init(folder: folder, keySource: source))
+        self.backend = backend
+        self.advice = advice
     }
 
     private struct ExistingFiles {

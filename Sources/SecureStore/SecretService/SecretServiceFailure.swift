@@ -45,6 +45,18 @@ struct SecretServiceFailure: Error, Sendable, CustomStringConvertible {
         self.init(kind: kind, message: message, domain: domain, code: code)
     }
 
+    /// A short reason, for a fallback notice: what is wrong with the keyring, without advice.
+    var shortReason: String {
+        switch kind {
+        case .libraryMissing: "libsecret is not installed"
+        case .notReachable: "the Secret Service is not reachable (\(self))"
+        case .locked: "the keyring is locked"
+        case .noDefaultCollection: "the keyring has no default collection"
+        case .timedOut: message
+        case .other: "the Secret Service reported an error (\(self))"
+        }
+    }
+
     var description: String {
         guard let domain, let code else { return message }
         return "\(message) (\(domain) \(code))"
