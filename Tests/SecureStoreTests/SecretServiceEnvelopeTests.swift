@@ -71,6 +71,33 @@ struct SecretServiceEnvelopeTests {
         }
     }
 
+    @Test("a store written with a key file stays on it (auto, with a warning) and is refused by keyring-only")
+    func existingKeyFileStore() async throws {
+        try TestKeyring.require()
+        try await TestKeyring.withAccess {
+            try await TemporaryFolder.with { folder in
+                let service = "keyfile.\(UUID().uuidString)"
+                let written = try StoreSelection.make(service: service, folder: folder, policy: .fileOnly)
+                try written.store.setString("kept", forKey: "session")
+
+                let automatic = try StoreSelection.make(service: service, folder: folder)
+                guard case .keyFile(let reason?) = automatic.backend else {
+                    Issue.record("expected the key file with a reason, got \(automatic.backend)")
+                    return
+                }
+                #expect(reason.contains("was created with the key file"))
+                #expect(automatic.warning?.contains("delete that file") == true)
+                #expect(try automatic.store.string(forKey: "session") == "kept")
+
+                let required = storeError {
+                    _ = try StoreSelection.make(service: service, folder: folder, policy: .requireKeyring)
+                }
+                #expect(required?.code == .unavailable)
+                #expect(try SecretServiceStore(service: service + ".file-key").keys() == [])
+            }
+        }
+    }
+
     /// Runs `secret-tool` with `arguments` and returns its output (it prints attributes on standard error).
     private func runSecretTool(_ arguments: [String]) throws -> String {
         let process = Process()
