@@ -15,6 +15,7 @@ extension EncryptedFileStore {
         enum Storage: Sendable {
             case key(SymmetricKey)
             case keyFile(String?)
+            case secretService(SecretServiceStore.Configuration)
         }
 
         let storage: Storage
@@ -36,17 +37,32 @@ extension EncryptedFileStore {
         /// The key file `store.key` in the store's folder (see ``keyFile(atPath:)``).
         public static let defaultKeyFile = KeySource(storage: .keyFile(nil))
 
+        /// A key held in the freedesktop Secret Service (the keyring), created at random on first use: the
+        /// envelope setup, where the keyring holds only the key and the store file holds the data, so the key
+        /// never touches the disk and large sessions stay out of the keyring.
+        ///
+        /// The key is one keyring item per store folder and service: attributes `service` =
+        /// `<service>.file-key` and `account` = the folder's absolute path, value 32 bytes (see
+        /// ``SecretServiceStore``). When the keyring cannot be used, creating the store throws
+        /// ``SecureStoreError/Code/unavailable``. ``StoreSelection`` picks this source when the keyring works.
+        public static func secretService(_ configuration: SecretServiceStore.Configuration = .init()) -> KeySource {
+            KeySource(storage: .secretService(configuration))
+        }
+
         /// The name of the default key file inside the store folder.
-        static let defaultKeyFileName = "store.key"
+        public static let defaultKeyFileName = "store.key"
 
         /// Loads (or creates) the key and derives the store keys from it.
-        func load(folder: String) throws(SecureStoreError) -> StoreKeys {
+        func load(folder: String, service: String) throws(SecureStoreError) -> StoreKeys {
             switch storage {
             case .key(let key):
                 return try StoreKeys(deriving: key)
             case .keyFile(let path):
                 let path = path ?? folder + "/" + Self.defaultKeyFileName
                 return try StoreKeys(deriving: KeyFile.loadOrCreate(path))
+            case .secretService(let configuration):
+                let keyring = KeyringKey(service: service, folder: folder, configuration: configuration)
+                return try StoreKeys(deriving: keyring.loadOrCreate())
             }
         }
     }

@@ -53,7 +53,7 @@ public struct EncryptedFileStore: SecureStore {
         self.fileName = StoreFolder.fileName(forService: service)
         self.filePath = configuration.folder + "/" + fileName
         try StoreFolder.prepare(configuration.folder, dataFile: filePath)
-        self.storeKeys = try configuration.keySource.load(folder: configuration.folder)
+        self.storeKeys = try configuration.keySource.load(folder: configuration.folder, service: service)
     }
 
     /// Returns the data stored under `key`, or `nil` when there is none.

@@ -14,8 +14,9 @@ public import Foundation
 ///   never read as empty.
 /// - ``deleteAll()`` removes only this service's items.
 ///
-/// Backends: `KeychainStore` (Apple platforms), ``EncryptedFileStore`` (any platform) and
-/// ``MemoryStore`` (tests and previews).
+/// Backends: `KeychainStore` (Apple platforms), ``SecretServiceStore`` (the Linux keyring),
+/// ``EncryptedFileStore`` (any platform) and ``MemoryStore`` (tests and previews). On Linux,
+/// ``StoreSelection`` picks the default: an encrypted file store whose key the keyring holds.
 public protocol SecureStore: Sendable {
     /// The service whose items this store holds.
     var service: String { get }

@@ -6,8 +6,11 @@
 //   set KEY VALUE                          store VALUE under KEY
 //   increment-loop COUNT PREFIX COUNTER    COUNT times: update key PREFIX-i to "i", then add 1 to COUNTER
 //   write-loop KEY START                   write payload(n) under KEY for n = START, START+1, ... until killed
+//   select POLICY REPORT [TIMEOUT_MS]      open the store with StoreSelection (auto|keyring|file), keyring
+//                                          timeout TIMEOUT_MS; write the backend description (or the error)
+//                                          to the file REPORT; exit 3 when the store is unavailable
 // payload(n) is "n:" followed by 16384 copies of the last decimal digit of n.
-// Exit status: 0 done, 64 bad usage, 1 store error (its description on standard error).
+// Exit status: 0 done, 64 bad usage, 1 store error (its description on standard error), 3 unavailable (select).
 
 import Foundation
 import SecureStore
@@ -34,6 +37,25 @@ if arguments.first == "--umask", arguments.count > 1, let mask = mode_t(argument
 }
 guard arguments.count >= 3 else { fail("usage: [--umask OCTAL] FOLDER SERVICE COMMAND [ARGUMENTS]", status: 64) }
 let (folder, service, command, rest) = (arguments[0], arguments[1], arguments[2], Array(arguments.dropFirst(3)))
+
+if command == "select" {
+    guard rest.count >= 2, let policy = StoreSelection.Policy(rawValue: rest[0]) else {
+        fail("usage: FOLDER SERVICE select auto|keyring|file REPORT [TIMEOUT_MS]", status: 64)
+    }
+    let timeout = rest.count > 2 ? Duration.milliseconds(Int(rest[2]) ?? 5000) : .seconds(5)
+    let report: String
+    let status: Int32
+    do {
+        let selection = try StoreSelection.make(
+            service: service, folder: folder, policy: policy, keyring: .init(timeout: timeout))
+        try selection.store.setString("written", forKey: "probe")
+        (report, status) = (selection.backendDescription, 0)
+    } catch {
+        (report, status) = ("\(error)", error.code == .unavailable ? 3 : 1)
+    }
+    _ = FileManager.default.createFile(atPath: rest[1], contents: Data(report.utf8))
+    exit(status)
+}
 
 do {
     // A long lock timeout: the tests run several writers at once on a busy 2-core machine.

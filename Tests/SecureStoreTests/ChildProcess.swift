@@ -42,10 +42,15 @@ struct ChildProcess {
         let errno: Int32
     }
 
-    /// Starts `path` with `arguments`, inheriting the environment, standard output and standard error.
-    static func spawn(_ path: String, _ arguments: [String]) throws -> ChildProcess {
+    /// Starts `path` with `arguments` and `environment` (by default this process's), inheriting standard
+    /// output and standard error.
+    static func spawn(
+        _ path: String,
+        _ arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ChildProcess {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv + envp { free(pointer) }
         }

@@ -15,7 +15,9 @@ struct CLI: Sendable {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sessionctl-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        var environment = extra
+        // The file store unless a test asks for another: these tests read the store through its key file, and
+        // run under scripts/with-keyring in CI, where `auto` would pick the keyring.
+        var environment = ["SESSIONCTL_STORE": "file"].merging(extra) { $1 }
         if let emulator {
             environment["SESSIONCTL_ISSUER"] = emulator.issuer.absoluteString
             environment["SESSIONCTL_CLIENT_ID"] = AuthEmulator.Client.nativeID

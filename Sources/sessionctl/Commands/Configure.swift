@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureStore
 import SessionKit
 
 /// `sessionctl configure`: saves a profile's provider settings.
@@ -50,7 +51,9 @@ struct Configure: AsyncParsableCommand {
             endpoints.jwks = jwksURI ?? endpoints.jwks
             profile.endpoints = endpoints == .init() ? nil : endpoints
             // Check before saving: a bad URL or plain http to a remote host is refused here.
-            _ = try ResolvedSettings(profile: name, settings: profile, sessionsDirectory: nil).providerConfiguration()
+            _ = try ResolvedSettings(
+                profile: name, settings: profile, sessionsDirectory: nil, storePolicy: .automatic
+            ).providerConfiguration()
             file.profiles[name] = profile
             try file.save()
             Terminal.out("Saved profile '\(name)' to \(ConfigFile.path.path)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureStore
 import SessionKit
 
 /// `sessionctl status`: whether a session is stored, who, until when, renewable, where.
@@ -16,7 +17,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let signedIn: Bool = try await reporting {
-            let context = try SessionContext.make(options)
+            let context = try SessionContext.make(options, warnOnFallback: false)
             let credentials = try await context.session.storedCredentials()
             let profile = try await context.session.cachedProfile()
             let now = Date()
@@ -33,7 +34,11 @@ struct Status: AsyncParsableCommand {
                 issuer: context.configuration.issuer.absoluteString,
                 clientID: context.configuration.clientID,
                 scope: credentials?.scope,
-                store: .init(backend: "encrypted-file", location: context.storeFolder)
+                store: .init(
+                    backend: context.storeSelection.backendDescription,
+                    location: context.storeFolder,
+                    warning: context.storeSelection.warning
+                )
             )
             if json {
                 Terminal.out(try report.json())
@@ -49,8 +54,11 @@ struct Status: AsyncParsableCommand {
 /// The `status --json` shape. Field names are stable; new fields may be added.
 struct StatusReport: Encodable {
     struct Store: Encodable {
+        /// `keyring+encrypted-file`, or `encrypted-file (key file...)` (see `StoreSelection`).
         let backend: String
         let location: String
+        /// Set when the keyring was wanted but the key file is used.
+        let warning: String?
     }
 
     let profile: String
@@ -81,8 +89,12 @@ struct StatusReport: Encodable {
     }
 
     func printHuman(now: Date) {
+        if let warning = store.warning {
+            Terminal.err("sessionctl: warning: \(warning) (pass --store keyring to fail instead)")
+        }
         guard signedIn else {
             Terminal.out("Not signed in (profile '\(profile)'). Run `sessionctl login`.")
+            Terminal.out("Store:        \(store.location) (\(store.backend))")
             return
         }
         let who = [name, email.map { "<\($0)>" }, subject.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")

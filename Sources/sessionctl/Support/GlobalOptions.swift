@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureStore
 import SessionKit
 
 /// Options every command shares: which profile, and settings that override it.
@@ -23,6 +24,16 @@ struct GlobalOptions: ParsableArguments {
         name: .customLong("sessions-dir"), help: "The folder that holds the sessions (env SESSIONCTL_SESSIONS_DIR).")
     var sessionsDirectory: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where the session key lives: auto (the keyring if it works, else a key file, with a warning), "
+                + "keyring (fail instead of falling back) or file (env SESSIONCTL_STORE; default: auto).",
+            valueName: "auto|keyring|file"
+        )
+    )
+    var store: String?
+
     /// The profile's name after flags and environment.
     var profileName: String {
         profile ?? environment("SESSIONCTL_PROFILE") ?? "default"
@@ -37,7 +48,20 @@ struct GlobalOptions: ParsableArguments {
         settings.audience = audience ?? environment("SESSIONCTL_AUDIENCE") ?? saved.audience
         settings.scope = scope ?? environment("SESSIONCTL_SCOPE") ?? saved.scope
         let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
-        return ResolvedSettings(profile: profileName, settings: settings, sessionsDirectory: sessions)
+        return ResolvedSettings(
+            profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy())
+    }
+
+    /// The store policy from `--store`, else `SESSIONCTL_STORE`, else automatic.
+    func storePolicy() throws(SessionKitError) -> StoreSelection.Policy {
+        guard let text = store ?? environment("SESSIONCTL_STORE") else { return .automatic }
+        guard let policy = StoreSelection.Policy(rawValue: text) else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the store '\(text)' is not one of auto, keyring, file; pass --store auto|keyring|file"
+            )
+        }
+        return policy
     }
 
     private func environment(_ name: String) -> String? {
@@ -50,6 +74,8 @@ struct ResolvedSettings {
     let profile: String
     let settings: ProfileSettings
     let sessionsDirectory: String?
+    /// Which store backends may be used (`--store`).
+    let storePolicy: StoreSelection.Policy
 
     /// The provider configuration, or an error that says which setting is missing or wrong.
     func providerConfiguration() throws(SessionKitError) -> ProviderConfiguration {

@@ -8,20 +8,23 @@ struct SessionContext {
     let configuration: ProviderConfiguration
     /// The folder that holds the sessions.
     let storeFolder: String
+    /// The store in use and where its key is.
+    let storeSelection: StoreSelection
     let provider: ProviderClient
     let session: SessionManager
 
     /// Builds the provider client, the encrypted store and the session manager for the profile.
-    static func make(_ options: GlobalOptions) throws(SessionKitError) -> SessionContext {
+    ///
+    /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is
+    /// reported on standard error unless `warnOnFallback` is `false` (`status` shows it itself).
+    static func make(_ options: GlobalOptions, warnOnFallback: Bool = true) throws(SessionKitError) -> SessionContext {
         let resolved = try options.resolved()
         let configuration = try resolved.providerConfiguration()
         let folder = resolved.sessionsDirectory ?? Self.defaultStoreFolder
-        let store: EncryptedFileStore
+        let selection: StoreSelection
         do {
-            store = try EncryptedFileStore(
-                service: "sessionctl",
-                configuration: .init(folder: folder, keySource: .keyFile(atPath: folder + "/sessionctl.key"))
-            )
+            selection = try StoreSelection.make(
+                service: "sessionctl", folder: folder, policy: resolved.storePolicy, keyFileName: "sessionctl.key")
         } catch {
             throw SessionKitError(
                 code: error.code == .invalidArgument ? .invalidConfiguration : .storeUnavailable,
@@ -29,10 +32,14 @@ struct SessionContext {
                 underlyingError: error
             )
         }
+        if warnOnFallback, let warning = selection.warning {
+            Terminal.err("sessionctl: warning: \(warning) (pass --store keyring to fail instead)")
+        }
         let provider = ProviderClient(configuration: configuration)
-        let session = SessionManager(provider: provider, store: store, account: resolved.profile)
+        let session = SessionManager(provider: provider, store: selection.store, account: resolved.profile)
         return SessionContext(
-            resolved: resolved, configuration: configuration, storeFolder: folder, provider: provider, session: session
+            resolved: resolved, configuration: configuration, storeFolder: folder, storeSelection: selection,
+            provider: provider, session: session
         )
     }
 

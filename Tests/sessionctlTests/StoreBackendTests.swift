@@ -1,0 +1,81 @@
+import AuthEmulator
+import Foundation
+import SessionKit
+import SessionKitTesting
+import Testing
+
+@Suite("sessionctl --store: which backend is in use, shown by status, never a silent downgrade")
+struct StoreBackendTests {
+    /// Settings that need no provider, with a session bus address where nothing listens.
+    private static let noBus = [
+        "SESSIONCTL_ISSUER": "https://issuer.example.com/",
+        "SESSIONCTL_CLIENT_ID": "client",
+        "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/sessionkit-test-bus",
+    ]
+
+    @Test("auto without a keyring: status shows the key file fallback and warns")
+    func automaticFallback() async throws {
+        let cli = try CLI.make(extra: Self.noBus.merging(["SESSIONCTL_STORE": "auto"]) { $1 })
+        defer { cli.cleanUp() }
+        let json = try await cli.run(["status", "--json"])
+        #expect(json.status == 1)
+        let report = try SessionKit.JSONValue(parsing: Data(json.stdout.utf8))
+        let backend = try #require(report["store"]?["backend"]?.stringValue)
+        #expect(backend.hasPrefix("encrypted-file (key file fallback: "))
+        #expect(report["store"]?["warning"]?.stringValue?.contains("not in the keyring") == true)
+
+        let human = try await cli.run(["status"])
+        #expect(human.stdout.contains("key file fallback"))
+        #expect(human.stderr.contains("warning: the session key is in a file beside the data"))
+        #expect(human.stderr.contains("--store keyring"))
+    }
+
+    @Test("--store keyring without a keyring fails with 'store unavailable' and what to do")
+    func requiredKeyring() async throws {
+        let cli = try CLI.make(extra: Self.noBus)
+        defer { cli.cleanUp() }
+        let result = try await cli.run(["status", "--store", "keyring"])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("unlock your keyring"))
+        #expect(result.stderr.contains("--store file"))
+        #expect(!FileManager.default.fileExists(atPath: cli.sessionsFolder.path + "/sessionctl.key"))
+    }
+
+    @Test("--store file: the key file, no warning; a bad value is a configuration error")
+    func fileStore() async throws {
+        let cli = try CLI.make(extra: Self.noBus)
+        defer { cli.cleanUp() }
+        let json = try await cli.run(["status", "--json", "--store", "file"])
+        let report = try SessionKit.JSONValue(parsing: Data(json.stdout.utf8))
+        #expect(report["store"]?["backend"] == .string("encrypted-file (key file)"))
+        #expect(!json.stderr.contains("warning"))
+        let bad = try await cli.run(["status", "--store", "cloud"])
+        #expect(bad.status == 4)
+        #expect(bad.stderr.contains("auto, keyring, file"))
+    }
+
+    @Test(
+        "auto with a keyring: sign in, status shows keyring+encrypted-file, no key file on disk",
+        .enabled(if: TestKeyring.shouldRun, "needs an unlocked Secret Service: run under scripts/with-keyring")
+    )
+    func keyring() async throws {
+        try TestKeyring.require()
+        try await TestKeyring.withAccess {
+            try await LiveEmulator.with { emulator in
+                let cli = try CLI.make(for: emulator, extra: ["SESSIONCTL_STORE": "auto"])
+                defer { cli.cleanUp() }
+                let login = try await cli.signIn()
+                #expect(!login.stderr.contains("warning"))
+                let status = try await cli.run(["status", "--json"])
+                #expect(status.status == 0, "\(status.stderr)")
+                let report = try SessionKit.JSONValue(parsing: Data(status.stdout.utf8))
+                #expect(report["store"]?["backend"] == .string("keyring+encrypted-file"))
+                #expect(report["store"]?["warning"] == nil)
+                let files = try FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path)
+                #expect(files.contains { $0.hasSuffix(".store") })
+                #expect(!files.contains { $0.hasSuffix(".key") })
+                #expect(try await cli.run(["logout", "--no-revoke"]).status == 0)
+            }
+        }
+    }
+}
