@@ -17,12 +17,14 @@ struct CrashTests {
             let store = try makeFileStore(folder, service: "crash")
             var last = -1
             var advances = 0
+            var maximumDelay: UInt32 = 60_000
             let rounds = 50
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(45)
             for round in 0..<rounds where ContinuousClock.now < deadline {
                 let child = try ChildProcess.spawn(tool, [folder, "crash", "write-loop", "seq", String(last + 1)])
+                let delay = UInt32.random(in: 5_000...maximumDelay)
                 let termination = try await onDedicatedThread {
-                    usleep(UInt32.random(in: 5_000...60_000))
+                    usleep(delay)
                     child.send(SIGKILL)
                     return child.wait()
                 }
@@ -30,12 +32,15 @@ struct CrashTests {
                 // A damaged file throws here, which fails the test.
                 guard let value = try store.data(forKey: "seq") else {
                     #expect(last == -1, "round \(round): the value vanished")
+                    maximumDelay = min(maximumDelay * 2, 2_000_000)
                     continue
                 }
                 let text = String(decoding: value.prefix(24), as: UTF8.self)
                 let n = try #require(text.split(separator: ":").first.flatMap { Int($0) }, "round \(round)")
                 #expect(value == toolPayload(n), "round \(round): value \(n) is not what the writer wrote")
                 #expect(n >= last, "round \(round): went back from \(last) to \(n)")
+                // On a loaded machine a writer may not get to write before the kill: give it longer.
+                maximumDelay = n > last ? 60_000 : min(maximumDelay * 2, 2_000_000)
                 if n > last { advances += 1 }
                 last = n
                 let temporaries = try TemporaryFolder.contents(folder).filter { $0.contains(".tmp-") }

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKitTesting
+import Synchronization
 import Testing
 
 @testable import SessionKit
@@ -145,29 +146,50 @@ struct ResilienceTests {
     @Test("device polling slows down by 5 s when the provider says slow_down")
     func slowDown() async throws {
         try await LiveEmulator.with { emulator in
-            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+            let transport = RecordingTransport()
+            let provider = ProviderClient(configuration: try emulator.providerConfiguration(), transport: transport)
             let authorization = try await provider.startDeviceAuthorization()
+            // A client that polls with no pause until the provider tells it to slow down.
             let eager = DeviceAuthorization(
                 userCode: authorization.userCode, verificationURI: authorization.verificationURI,
                 verificationURIComplete: authorization.verificationURIComplete, expiresAt: authorization.expiresAt,
                 interval: 0, deviceCode: authorization.deviceCode, scope: authorization.scope
             )
-            try await emulator.controls.resetRequestCounts()
-            let started = ContinuousClock.now
             let polling = Task { try await provider.pollDeviceAuthorization(eager) }
-            // The eager client polls until the provider says slow_down (the second poll).
-            try await waitUntil { try await emulator.controls.requestCounts()[.deviceCode] >= 2 }
-            let early = try await emulator.controls.requestCounts()[.deviceCode]
-            try await Task.sleep(for: .seconds(2))
-            #expect(try await emulator.controls.requestCounts()[.deviceCode] == early, "no polls while backing off")
+            try await waitUntil { transport.exchanges.contains { $0.error == "slow_down" } }
             // Let the emulator's clock pass its grown interval, so the next poll is on time.
             try await emulator.controls.approveDevice(
                 userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
             try await emulator.controls.advanceClock(by: 10)
             let credentials = try await polling.value
-            #expect(ContinuousClock.now - started >= .seconds(4.5), "after slow_down the client waited 5 s more")
-            #expect(try await emulator.controls.requestCounts()[.deviceCode] == early + 1)
             #expect(credentials.canRenew)
+            let exchanges = transport.exchanges
+            let slowDown = try #require(exchanges.firstIndex { $0.error == "slow_down" })
+            let next = try #require(exchanges.indices.first { $0 > slowDown })
+            let pause = exchanges[next].sent.timeIntervalSince(exchanges[slowDown].received)
+            #expect(pause >= 4.9, "after slow_down the next poll came \(pause) s later, not 5 s")
         }
+    }
+}
+
+/// The real transport, recording when each request went out, when its answer came, and its OAuth error.
+private final class RecordingTransport: HTTPTransport {
+    struct Exchange: Sendable {
+        let sent: Date
+        let received: Date
+        let error: String?
+    }
+
+    private let inner = AsyncHTTPClientTransport()
+    private let log = Mutex<[Exchange]>([])
+
+    var exchanges: [Exchange] { log.withLock { $0 } }
+
+    func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
+        let sent = Date()
+        let response = try await inner.send(request, timeout: timeout)
+        let error = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
+        log.withLock { $0.append(Exchange(sent: sent, received: Date(), error: error)) }
+        return response
     }
 }
