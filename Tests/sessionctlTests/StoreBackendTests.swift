@@ -28,6 +28,10 @@ struct StoreBackendTests {
         #expect(human.stdout.contains("key file fallback"))
         #expect(human.stderr.contains("warning: the session key is in a file beside the data"))
         #expect(human.stderr.contains("--store keyring"))
+
+        let token = try await cli.run(["token"])
+        #expect(token.status == 1, "no session, so sign-in is required")
+        #expect(!token.stderr.contains("warning"), "token stays quiet about the fallback (kubectl shows its stderr)")
     }
 
     @Test("--store keyring without a keyring fails with 'store unavailable' and what to do")

@@ -31,7 +31,9 @@ struct Token: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let context = try SessionContext.make(options)
+            // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
+            // status warn about it where a person looks.
+            let context = try SessionContext.make(options, warnOnFallback: false)
             var credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
             var expiry = credentials.expiresAt
             if idToken {
