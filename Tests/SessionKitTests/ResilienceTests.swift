@@ -29,7 +29,7 @@ private func plantLease(_ live: LiveSession, pid: Int32) throws {
         let now = live.time.clock.now()
         record.generation += 1
         record.renewal = RenewalLease(
-            owner: "another-process", pid: pid, host: ProcessInfo.processInfo.hostName, startedAt: now,
+            owner: "another-process", pid: pid, host: RenewalLease.currentHost, startedAt: now,
             expiresAt: now.addingTimeInterval(30)
         )
         return try JSONEncoder().encode(record)

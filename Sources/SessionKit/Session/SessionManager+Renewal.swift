@@ -79,7 +79,7 @@ extension SessionManager {
             }
             var next = stored
             next.renewal = RenewalLease(
-                owner: ownerID, pid: getpid(), host: ProcessInfo.processInfo.hostName, startedAt: now,
+                owner: ownerID, pid: getpid(), host: RenewalLease.currentHost, startedAt: now,
                 expiresAt: now.addingTimeInterval(policy.leaseDuration.seconds)
             )
             outcome = .acquired(generation: stored.generation + 1)

@@ -42,10 +42,13 @@ struct RenewalLease: Codable, Sendable, Equatable {
     /// When the lease lapses even if its holder never clears it.
     var expiresAt: Date
 
+    /// This machine's name, read once: waiting renewers check leases every few milliseconds.
+    static let currentHost = ProcessInfo.processInfo.hostName
+
     /// Whether the lease still excludes other renewers at `now`.
     func isActive(at now: Date) -> Bool {
         guard expiresAt > now else { return false }
-        if host == ProcessInfo.processInfo.hostName && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
+        if host == Self.currentHost && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
             return false
         }
         return true
