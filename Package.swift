@@ -120,6 +120,7 @@ let package = Package(
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
+                "SessionKitTesting",
                 "AuthEmulator",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,35 +1,14 @@
 import AuthEmulator
 import Foundation
 import Logging
-import Synchronization
+import SessionKitTesting
 import Testing
-
-/// Collects every log line, with metadata, at trace level.
-private final class LogCollector: Sendable {
-    let lines = Mutex<[String]>([])
-
-    struct Handler: LogHandler {
-        let collector: LogCollector
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            collector.lines.withLock { $0.append("\(event.message) \(all)") }
-        }
-    }
-}
 
 @Suite("Logging")
 struct LoggingTests {
     @Test func secretsNeverReachTheLogs() async throws {
-        let collector = LogCollector()
-        let logger = Logger(label: "test") { _ in LogCollector.Handler(collector: collector) }
+        let collector = LogCapture()
+        let logger = collector.logger
         var configuration = AuthEmulator.Configuration.testing()
         configuration.autoSignInUser = AuthEmulator.User.aliceEmail
         let emulator = try await AuthEmulator.start(configuration: configuration, logger: logger)
@@ -52,7 +31,7 @@ struct LoggingTests {
             ])
             secrets += [code, pkce.verifier, refreshToken, try #require(tokens["access_token"]), "wrong-secret-value"]
         }
-        let lines = collector.lines.withLock { $0 }
+        let lines = collector.lines
         #expect(!lines.isEmpty, "debug logging is on, so requests are logged")
         for secret in secrets {
             #expect(!lines.contains { $0.contains(secret) })

@@ -3,41 +3,15 @@ import Foundation
 import Logging
 import SessionKit
 import SessionKitTesting
-import Synchronization
 import Testing
-
-/// Collects every log line, metadata included, as text.
-private final class LogCollector: Sendable {
-    let lines = Mutex<[String]>([])
-
-    func handler(label: String) -> some LogHandler {
-        CollectingHandler(collector: self)
-    }
-
-    private struct CollectingHandler: LogHandler {
-        let collector: LogCollector
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            collector.lines.withLock { $0.append("\(event.level) \(event.message) \(merged)") }
-        }
-    }
-}
 
 @Suite("No secret in any log line, error or description")
 struct NoSecretsInOutputTests {
     @Test("a whole session at trace level logs no token, password or code")
     func logsAreClean() async throws {
         try await LiveEmulator.with { emulator in
-            let collector = LogCollector()
-            let logger = Logger(label: "test") { collector.handler(label: $0) }
+            let collector = LogCapture()
+            let logger = collector.logger
             let live = try LiveSession.make(emulator)
             defer { live.cleanUp() }
             let provider = ProviderClient(configuration: live.configuration, clock: live.time.clock, logger: logger)
@@ -62,7 +36,7 @@ struct NoSecretsInOutputTests {
                 if let token = value.refreshToken { secrets.append(token.unsafeRawValue) }
                 if let token = value.idToken { secrets.append(token.unsafeRawValue) }
             }
-            let lines = collector.lines.withLock { $0 }
+            let lines = collector.lines
             #expect(lines.count > 8, "the logger saw the requests")
             let output = lines + errors + [credentials.description, renewed.debugDescription]
             for text in output {
