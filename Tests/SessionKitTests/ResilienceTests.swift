@@ -153,7 +153,7 @@ struct ResilienceTests {
             let eager = DeviceAuthorization(
                 userCode: authorization.userCode, verificationURI: authorization.verificationURI,
                 verificationURIComplete: authorization.verificationURIComplete, expiresAt: authorization.expiresAt,
-                interval: 0, deviceCode: authorization.deviceCode, scope: authorization.scope
+                interval: 0, deviceCode: authorization.deviceCode
             )
             let polling = Task { try await provider.pollDeviceAuthorization(eager) }
             try await waitUntil { transport.exchanges.contains { $0.error == "slow_down" } }

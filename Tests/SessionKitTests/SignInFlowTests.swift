@@ -94,6 +94,33 @@ struct SignInFlowTests {
         }
     }
 
+    @Test("password and device answers without an ID token are accepted (as django-oauth-toolkit sends them)")
+    func noIDTokenOutsideCodeFlow() async throws {
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
+            emulator in
+            let provider = ProviderClient(
+                configuration: try emulator.providerConfiguration(), transport: IDTokenStrippingTransport())
+            let password = try await provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            #expect(password.idToken == nil)
+            #expect(password.canRenew)
+            let authorization = try await provider.startDeviceAuthorization()
+            try await emulator.controls.approveDevice(
+                userCode: authorization.userCode, userID: AuthEmulator.User.aliceID)
+            let device = try await provider.pollDeviceAuthorization(authorization)
+            #expect(device.idToken == nil)
+            // The code flow with openid still requires one (OpenID Connect Core 3.1.3.3).
+            let request = try await provider.authorizationRequest(
+                redirectURI: try #require(URL(string: "http://127.0.0.1:49152/callback")))
+            let callback = try await authorize(request)
+            await #expect {
+                _ = try await provider.exchange(callback: callback, for: request)
+            } throws: { error in
+                (error as? SessionKitError)?.failedCheck == .malformedIDToken
+            }
+        }
+    }
+
     @Test("a malformed issuer or plain http to a remote host is a configuration error")
     func configuration() throws {
         for issuer in ["http://example.com/", "ftp://x/", "/relative"] {
@@ -117,5 +144,19 @@ struct SignInFlowTests {
             let error = error as? SessionKitError
             return error?.isRetryable == true && (error?.code == .networkFailure || error?.code == .timeout)
         }
+    }
+}
+
+/// The real transport, with `id_token` removed from every token-endpoint answer.
+private struct IDTokenStrippingTransport: HTTPTransport {
+    let inner = AsyncHTTPClientTransport()
+
+    func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
+        var response = try await inner.send(request, timeout: timeout)
+        guard request.url.path.hasSuffix("/token"), case .object(var object)? = try? JSONValue(parsing: response.body)
+        else { return response }
+        object["id_token"] = nil
+        response.body = (try? JSONValue.object(object).jsonData()) ?? response.body
+        return response
     }
 }

@@ -14,8 +14,6 @@ public struct DeviceAuthorization: Sendable, CustomStringConvertible {
     public let interval: TimeInterval
     /// The device code, sent only when polling.
     let deviceCode: Secret
-    /// The scope requested, to check for `openid`.
-    let scope: String
 
     /// What to show the user; never the device code.
     public var description: String {
@@ -53,8 +51,7 @@ extension ProviderClient {
             verificationURIComplete: object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
             expiresAt: clock.now().addingTimeInterval(expiresIn),
             interval: max(object["interval"]?.doubleValue ?? 5, 0),
-            deviceCode: Secret(deviceCode),
-            scope: scope ?? configuration.scope
+            deviceCode: Secret(deviceCode)
         )
     }
 
@@ -78,9 +75,8 @@ extension ProviderClient {
                 throw SessionKitError(code: .cancelled, message: "device sign-in was cancelled")
             }
             do {
-                return try await tokenRequest(
-                    parameters, expecting: .init(requireIDToken: authorization.scope.hasScope("openid"))
-                )
+                // As for the password grant: an ID token is validated when present, not required.
+                return try await tokenRequest(parameters, expecting: .init())
             } catch  where error.oauthError == "authorization_pending" {
                 onPending()
             } catch  where error.oauthError == "slow_down" {

@@ -22,8 +22,9 @@ extension ProviderClient {
         ]
         if let realm { parameters.append(("realm", realm)) }
         parameters += scopeParameters(scope: scope, audience: audience)
-        let requested = scope ?? configuration.scope
-        return try await tokenRequest(parameters, expecting: .init(requireIDToken: requested.hasScope("openid")))
+        // An ID token is validated when the answer has one, but not required: OpenID Connect defines it for
+        // the code flow only, and some providers (django-oauth-toolkit) send none for this grant.
+        return try await tokenRequest(parameters, expecting: .init())
     }
 
     /// Renews `credentials` with their refresh token, like Auth0.swift's `renew(withRefreshToken:scope:)`.

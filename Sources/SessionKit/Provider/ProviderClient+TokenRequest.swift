@@ -3,7 +3,9 @@ import Foundation
 extension ProviderClient {
     /// What a token request's answer must satisfy beyond the protocol's rules.
     struct TokenExpectations: Sendable {
-        /// Whether the answer must carry an ID token (sign-in with `openid`).
+        /// Whether the answer must carry an ID token. Only the authorization-code flow with `openid`
+        /// requires one (OpenID Connect Core 3.1.3.3); the password and device grants are plain OAuth
+        /// grants, and providers such as django-oauth-toolkit answer them without an ID token.
         var requireIDToken = false
         var nonce: String?
         var maxAge: TimeInterval?
@@ -27,7 +29,7 @@ extension ProviderClient {
         let tokens = try TokenResponse(body: response.body, endpoint: "token endpoint")
         if expectations.requireIDToken && tokens.idToken == nil {
             throw IDTokenValidator.failure(
-                .malformedIDToken, "the sign-in answer has no ID token although openid was requested")
+                .malformedIDToken, "the authorization-code answer has no ID token although openid was requested")
         }
         if let idToken = tokens.idToken {
             let validator = try await idTokenValidator()

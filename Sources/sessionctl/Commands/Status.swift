@@ -98,7 +98,12 @@ struct StatusReport: Encodable {
             return
         }
         let who = [name, email.map { "<\($0)>" }, subject.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
-        Terminal.out("\(Terminal.good("Signed in")) as \(who.isEmpty ? "an unknown user" : who)")
+        if who.isEmpty {
+            // Some providers (django-oauth-toolkit's password and device grants) send no ID token.
+            Terminal.out("\(Terminal.good("Signed in")) (no ID token yet: `sessionctl whoami` asks the provider who)")
+        } else {
+            Terminal.out("\(Terminal.good("Signed in")) as \(who)")
+        }
         let state = valid ? "valid until" : Terminal.warn("expired:")
         Terminal.out("Access token: \(state) \(Terminal.describe(expiry: expiresAt, now: now))")
         Terminal.out(
