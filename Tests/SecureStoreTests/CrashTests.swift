@@ -17,14 +17,19 @@ struct CrashTests {
             let store = try makeFileStore(folder, service: "crash")
             var last = -1
             var advances = 0
-            var maximumDelay: UInt32 = 60_000
             let rounds = 50
             let deadline = ContinuousClock.now + .seconds(45)
             for round in 0..<rounds where ContinuousClock.now < deadline {
                 let child = try ChildProcess.spawn(tool, [folder, "crash", "write-loop", "seq", String(last + 1)])
-                let delay = UInt32.random(in: 5_000...maximumDelay)
+                let previous = last
                 let termination = try await onDedicatedThread {
-                    usleep(delay)
+                    // Wait for this writer's first write (a loaded machine may take a while to start it), then
+                    // kill it at a random moment of its loop, most likely in the middle of a later write.
+                    let patience = ContinuousClock.now + .seconds(20)
+                    while ContinuousClock.now < patience, Self.sequenceNumber(in: store) ?? -1 <= previous {
+                        usleep(1_000)
+                    }
+                    usleep(UInt32.random(in: 0...20_000))
                     child.send(SIGKILL)
                     return child.wait()
                 }
@@ -32,15 +37,12 @@ struct CrashTests {
                 // A damaged file throws here, which fails the test.
                 guard let value = try store.data(forKey: "seq") else {
                     #expect(last == -1, "round \(round): the value vanished")
-                    maximumDelay = min(maximumDelay * 2, 2_000_000)
                     continue
                 }
                 let text = String(decoding: value.prefix(24), as: UTF8.self)
                 let n = try #require(text.split(separator: ":").first.flatMap { Int($0) }, "round \(round)")
                 #expect(value == toolPayload(n), "round \(round): value \(n) is not what the writer wrote")
                 #expect(n >= last, "round \(round): went back from \(last) to \(n)")
-                // On a loaded machine a writer may not get to write before the kill: give it longer.
-                maximumDelay = n > last ? 60_000 : min(maximumDelay * 2, 2_000_000)
                 if n > last { advances += 1 }
                 last = n
                 let temporaries = try TemporaryFolder.contents(folder).filter { $0.contains(".tmp-") }
@@ -50,5 +52,11 @@ struct CrashTests {
             try store.setString("after", forKey: "other")
             #expect(try TemporaryFolder.contents(folder).filter { $0.contains(".tmp-") } == [])
         }
+    }
+
+    /// The number of the payload stored under "seq", or `nil` when there is none or it cannot be read.
+    private static func sequenceNumber(in store: EncryptedFileStore) -> Int? {
+        guard let value = try? store.data(forKey: "seq") else { return nil }
+        return String(decoding: value.prefix(24), as: UTF8.self).split(separator: ":").first.flatMap { Int($0) }
     }
 }
