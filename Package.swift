@@ -114,6 +114,7 @@ let package = Package(
             dependencies: [
                 "sessionctl", "SessionKit", "SessionKitTesting", "AuthEmulator", "SecureStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -27,6 +27,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "interop.token_requests.TokenRequestCounter",
 ]
 ROOT_URLCONF = "interop.urls"
 TEMPLATES = [
@@ -44,7 +45,15 @@ TEMPLATES = [
     }
 ]
 WSGI_APPLICATION = "interop.wsgi.application"
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": VAR_DIR / "db.sqlite3"}}
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": VAR_DIR / "db.sqlite3",
+        # The interop tests run scenarios in parallel: take the write lock at the start of each transaction
+        # and wait for it, instead of failing with "database is locked" when two rotations meet.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+    }
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 LOGIN_URL = "/accounts/login/"

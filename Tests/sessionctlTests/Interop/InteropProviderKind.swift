@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The providers the shared scenarios are parameterised over.
+enum InteropProviderKind: String, Sendable, CustomTestStringConvertible {
+    case emulator
+    case djangoOAuthToolkit
+
+    var testDescription: String {
+        switch self {
+        case .emulator: "AuthEmulator"
+        case .djangoOAuthToolkit: "django-oauth-toolkit"
+        }
+    }
+
+    /// The emulator always; django-oauth-toolkit when it is running, or when `SESSIONKIT_REQUIRE_INTEROP=1`
+    /// (as in CI), where a missing server then fails its scenarios instead of leaving them out.
+    static var covered: [InteropProviderKind] {
+        let required = ProcessInfo.processInfo.environment["SESSIONKIT_REQUIRE_INTEROP"] == "1"
+        return DjangoInteropProvider.running != nil || required ? [.emulator, .djangoOAuthToolkit] : [.emulator]
+    }
+
+    /// Runs `body` with this provider, stopping it afterwards whether `body` throws or not.
+    func with(_ body: (any InteropProvider) async throws -> Void) async throws {
+        let provider: any InteropProvider =
+            switch self {
+            case .emulator: try await EmulatorInteropProvider.start()
+            case .djangoOAuthToolkit: try DjangoInteropProvider.start()
+            }
+        do {
+            try await body(provider)
+            await provider.stop()
+        } catch {
+            await provider.stop()
+            throw error
+        }
+    }
+}
