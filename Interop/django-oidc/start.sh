@@ -18,7 +18,7 @@ if [ -z "$PORT" ]; then
 fi
 export INTEROP_PORT=$PORT
 
-.venv/bin/python -m waitress --listen="127.0.0.1:$PORT" --threads=4 interop.wsgi:application \
+.venv/bin/python -m waitress --listen="127.0.0.1:$PORT" --threads=8 interop.wsgi:application \
     >"$RUN/server.log" 2>&1 &
 echo $! >"$RUN/pid"
 echo "$PORT" >"$RUN/port"

@@ -57,6 +57,12 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 LOGIN_URL = "/accounts/login/"
+# Fixture password hashing with a low work factor (see interop/hashers.py); the default hasher stays listed so
+# that a database made before this setting still verifies, and is re-hashed at the next sign-in.
+PASSWORD_HASHERS = [
+    "interop.hashers.FixturePBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
 
 _key_file = VAR_DIR / "oidc_rsa_private.pem"
 _port = os.environ.get("INTEROP_PORT", "8000")

@@ -39,7 +39,7 @@ extension InteropProvider {
     /// A SessionKit configuration for `flow`'s client.
     func configuration(for flow: SignInFlow = .password) throws -> ProviderConfiguration {
         try ProviderConfiguration(
-            issuer: issuer, clientID: clientID(for: flow), endpoints: overrides, requestTimeout: .seconds(10))
+            issuer: issuer, clientID: clientID(for: flow), endpoints: overrides, requestTimeout: .seconds(30))
     }
 
     /// `sessionctl configure` arguments for `flow`'s client.
