@@ -2,6 +2,8 @@
 # Prepare the loopback django-oauth-toolkit provider: venv, deps, DB, RSA key, fixtures.
 # Safe to re-run.
 set -euo pipefail
+# The DB holds live tokens (django-oauth-toolkit stores them as sent) and the key signs ID tokens: owner only.
+umask 077
 cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3}

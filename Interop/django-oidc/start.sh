@@ -2,6 +2,8 @@
 # Start the provider on 127.0.0.1 in the background.
 # Usage: ./start.sh [PORT]   (or INTEROP_PORT=...; default: a free port)
 set -euo pipefail
+# The DB holds live tokens (django-oauth-toolkit stores them as sent) and the key signs ID tokens: owner only.
+umask 077
 cd "$(dirname "$0")"
 
 RUN=var/run
