@@ -18,6 +18,13 @@ extension SessionManager {
         {
             return cached
         }
+        // A cold cache with valid stored credentials (a process's first call) needs no renewal task.
+        if !force, renewal == nil, cache.withLock({ $0 == nil }),
+            let stored = try localCredentials(minTTL: minTTL, scope: scope)
+        {
+            states.publish(.active(until: stored.expiresAt))
+            return stored
+        }
         let task: Task<Credentials, any Error>
         if let renewal {
             task = renewal

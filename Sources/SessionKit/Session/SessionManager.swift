@@ -114,6 +114,22 @@ public actor SessionManager {
         return try await validCredentials(minTTL: minTTL, scope: scope, force: false)
     }
 
+    /// Credentials valid for at least `minTTL` seconds from memory or the store, or `nil` when they would
+    /// have to be renewed first (or there is no session). Never renews, never goes to the network, and
+    /// starts no task: for a command-line tool's hot path, which falls back to
+    /// ``credentials(minTTL:scope:)`` on `nil`.
+    ///
+    /// - Throws: ``SessionKitError/Code/storeUnavailable`` or ``SessionKitError/Code/storeCorrupted`` when
+    ///   the store cannot be read: that is not "signed out".
+    public nonisolated func localCredentials(minTTL: TimeInterval = 0, scope: String? = nil) throws(SessionKitError)
+        -> Credentials?
+    {
+        guard let current = try currentRecord().credentials, scope == nil || scope == current.scope,
+            current.isValid(minTTL: minTTL, now: clock.now())
+        else { return nil }
+        return current
+    }
+
     /// Renews now, whatever the expiry, and returns the new credentials.
     public func renew(scope: String? = nil) async throws(SessionKitError) -> Credentials {
         try await validCredentials(minTTL: 0, scope: scope, force: true)

@@ -50,6 +50,27 @@ struct Token: AsyncParsableCommand {
         }
     }
 
+    /// Prints the token when the store already holds one valid for `--min-ttl`, synchronously, and says
+    /// whether it did. Anything else (renewal needed, no session, any error) returns `false`, and `run()`
+    /// then does the whole job, reporting errors as usual.
+    func printLocalToken() -> Bool {
+        guard let context = try? SessionContext.make(options, warnOnFallback: false),
+            let credentials = try? context.session.localCredentials(minTTL: TimeInterval(minTTL))
+        else { return false }
+        var expiry = credentials.expiresAt
+        if idToken {
+            guard let claims = credentials.idTokenClaims, !claims.isExpired(leeway: -TimeInterval(minTTL)) else {
+                return false
+            }
+            expiry = claims.expiresAt
+        }
+        guard let token = idToken ? credentials.idToken : credentials.accessToken,
+            let text = try? render(token.unsafeRawValue, type: credentials.tokenType, expiry: expiry)
+        else { return false }
+        Terminal.out(text)
+        return true
+    }
+
     private func render(_ token: String, type: String, expiry: Date?) throws -> String {
         let format = json ? .json : output
         let date = expiry.map { $0.formatted(.iso8601) }
