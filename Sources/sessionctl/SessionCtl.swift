@@ -28,7 +28,9 @@ struct SessionCtl: AsyncParsableCommand {
     /// including any error, goes through ArgumentParser's usual asynchronous path.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "token", let token = try? parseAsRoot(arguments) as? Token, token.printLocalToken() {
+        if arguments.first == "token", let fast = TokenFastPath.parse(arguments.dropFirst()),
+            Token.printLocalToken(fast)
+        {
             return
         }
         await main(arguments)
