@@ -37,7 +37,9 @@ public actor SessionManager {
     /// The last record read or written, for the fast path.
     let cache = Mutex<SessionRecord?>(nil)
     let states = StateBroadcaster()
-    var renewal: Task<Credentials, any Error>?
+    /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
+    /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
+    let renewal = Mutex<Task<Credentials, any Error>?>(nil)
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store`.
     ///
@@ -110,6 +112,13 @@ public actor SessionManager {
             cached.isValid(minTTL: minTTL, now: clock.now())
         {
             return cached
+        }
+        if let running = renewal.withLock({ $0 }) {
+            do {
+                return try await running.value
+            } catch {
+                throw ProviderClient.wrap(error)
+            }
         }
         return try await validCredentials(minTTL: minTTL, scope: scope, force: false)
     }

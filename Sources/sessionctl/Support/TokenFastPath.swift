@@ -32,7 +32,7 @@ struct TokenFastPath {
             case "id-token" where value == nil: parsed.idToken = true
             case "json" where value == nil: parsed.json = true
             case _ where valued.contains(name):
-                guard let text = value ?? rest.popFirst(), !text.hasPrefix("-") || name == "min-ttl" else {
+                guard let text = value ?? rest.popFirst(), value != nil || !text.hasPrefix("-") else {
                     return nil
                 }
                 if name == "min-ttl" {
