@@ -40,14 +40,16 @@ bin=$(swift build --package-path Benchmarks "${flags[@]}" --show-bin-path)
 
 work=$(mktemp -d /tmp/sessionkit-cli-bench.XXXXXX)
 pids=()
+spids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-# Starts an emulator on a free port with test controls; prints its issuer.
-start_emulator() { # log-file [config-file]
+# Starts an emulator on a free port with test controls and sets $started_issuer. Not called in a $(...)
+# subshell, so that its pid reaches the cleanup.
+start_emulator() { # log-file [emulator options]
     local log=$1
     shift
     "$bin/sessionctl" emulator --test-controls "$@" >"$log" 2>&1 &
@@ -56,7 +58,8 @@ start_emulator() { # log-file [config-file]
         grep -q 'Press Ctrl-C' "$log" 2>/dev/null && break
         sleep 0.1
     done
-    sed -n 's/^ *issuer: *//p' "$log" | head -1
+    started_issuer=$(sed -n 's/^ *issuer: *//p' "$log" | head -1)
+    [ -n "$started_issuer" ] || { echo "the emulator did not start: $(cat "$log")" >&2; exit 1; }
 }
 
 # A signed-in sessionctl in its own home, file store.
@@ -68,7 +71,8 @@ sign_in() { # home issuer
         "$bin/sessionctl" login --username alice@example.com --password-stdin <<<"alice-demo-password" >/dev/null
 }
 
-issuer=$(start_emulator "$work/emulator.log")
+start_emulator "$work/emulator.log"
+issuer=$started_issuer
 home=$work/sessionctl
 sign_in "$home" "$issuer"
 export HOME=$home XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state SESSIONCTL_ISSUER=$issuer
@@ -136,12 +140,11 @@ echo "target: sessionctl token peak RSS <= gh auth token: $([ "$rss_token" -le "
 
 echo "== $storm concurrent sessionctl token processes on an expired session (issue 8, item 3)"
 printf '{"lifetimes": {"accessToken": 6}}\n' >"$work/short.json"
-storm_issuer=$(start_emulator "$work/storm-emulator.log" --config "$work/short.json")
+start_emulator "$work/storm-emulator.log" --config "$work/short.json"
+storm_issuer=$started_issuer
 storm_home=$work/storm
 sign_in "$storm_home" "$storm_issuer"
 sleep 7 # the access token (6 s) has now expired
-curl -fsS -X POST "${storm_issuer}__emulator/requests/reset" >/dev/null 2>&1 ||
-    curl -fsS -X DELETE "${storm_issuer}__emulator/requests" >/dev/null 2>&1 || true
 before=$(curl -fsS "${storm_issuer}__emulator/requests")
 mkdir -p "$work/out"
 start=$(date +%s%N)
