@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `sessionctl`: sign in once, then get fresh tokens from scripts, from a terminal.
 @main
@@ -21,4 +22,17 @@ struct SessionCtl: AsyncParsableCommand {
             Logout.self, Emulator.self, Demo.self,
         ]
     )
+
+    /// Runs the command. `sessionctl token` with valid stored credentials is answered before anything
+    /// asynchronous starts: no task, no thread pool, no HTTP client (see BENCHMARKS.md); every other case,
+    /// including any error, goes through ArgumentParser's usual asynchronous path.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "token", let fast = TokenFastPath.parse(arguments.dropFirst()),
+            Token.printLocalToken(fast)
+        {
+            return
+        }
+        await main(arguments)
+    }
 }

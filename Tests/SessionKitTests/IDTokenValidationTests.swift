@@ -6,14 +6,14 @@ import Testing
 @testable import SessionKit
 
 /// Counts JWKS fetches.
-private final class FetchCounter: Sendable {
+final class FetchCounter: Sendable {
     private let count = Mutex(0)
     func increment() { count.withLock { $0 += 1 } }
     func load(ordering: Void = ()) -> Int { count.withLock { $0 } }
 }
 
 /// Signs ID tokens with a real ES256 key and serves its JWKS, so each test breaks exactly one rule.
-private struct TokenFactory {
+struct TokenFactory {
     let keys = JWTKeyCollection()
     let privateKey = ES256PrivateKey()
     let now = Date(timeIntervalSince1970: 1_800_000_000)

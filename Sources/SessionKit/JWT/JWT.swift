@@ -30,7 +30,7 @@ public struct JWT: Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``JWTDecodingError`` naming the part that is malformed and why.
     public init(decoding token: String) throws(JWTDecodingError) {
-        let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.trimmingWhitespace(token)
         guard !trimmed.isEmpty else {
             throw JWTDecodingError(part: .token, reason: "the token is empty")
         }
@@ -52,6 +52,15 @@ public struct JWT: Sendable, CustomStringConvertible {
         self.signature = signature
         self.signingInput = Data(trimmed.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
         try Self.checkRegisteredClaims(claims)
+    }
+
+    /// `token` without leading and trailing whitespace, with the standard library's `Character.isWhitespace`:
+    /// Foundation's `trimmingCharacters(in:)` goes through `NSString` on Linux.
+    private static func trimmingWhitespace(_ token: String) -> Substring {
+        guard let first = token.firstIndex(where: { !$0.isWhitespace }),
+            let last = token.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return token[first...last]
     }
 
     /// The claim named `name`, for typed access to custom claims; check ``Claim/exists``.

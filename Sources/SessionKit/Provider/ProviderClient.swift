@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import Synchronization
 
 /// Talks to one OAuth 2.0 / OpenID Connect provider for one client: discovery, every grant SessionKit
 /// supports, ID-token validation, revocation and userinfo.
@@ -20,8 +21,14 @@ public actor ProviderClient {
     let logger: Logger?
     private var discovery: Task<ProviderMetadata, any Error>?
     private var jwksCache: JWKSCache?
+    /// Seconds the provider's clock is ahead of ours, learned from `Date` headers (0 when within 2 s); in a
+    /// `Mutex` so that ``providerNow`` needs no hop onto the actor.
+    private let clockOffset = Mutex<TimeInterval>(0)
+    /// ID tokens already verified, shared with the JWKS cache, which empties it when it reloads the keys.
+    nonisolated let validatedIDTokens = IDTokenCache()
+
     /// Seconds the provider's clock is ahead of ours, learned from `Date` headers (0 when within 2 s).
-    private(set) var serverClockOffset: TimeInterval = 0
+    var serverClockOffset: TimeInterval { clockOffset.withLock { $0 } }
 
     /// Creates a client. Nothing is fetched until the first call that needs the provider.
     ///
@@ -59,7 +66,7 @@ public actor ProviderClient {
     }
 
     /// "Now" as the provider sees it: our clock corrected by the offset its `Date` headers showed.
-    var providerNow: Date { clock.now().addingTimeInterval(serverClockOffset) }
+    nonisolated var providerNow: Date { clock.now().addingTimeInterval(clockOffset.withLock { $0 }) }
 
     private func fetchMetadata() async throws(SessionKitError) -> ProviderMetadata {
         var base = configuration.issuer.absoluteString
@@ -96,7 +103,7 @@ public actor ProviderClient {
     func idTokenValidator() async throws(SessionKitError) -> IDTokenValidator {
         if let jwksCache { return IDTokenValidator(keys: jwksCache, clientSecret: configuration.clientSecret) }
         let jwksURL = try await metadata().endpoint(\.jwksURI, named: "JWKS", override: "jwks")
-        let cache = JWKSCache(refetchInterval: configuration.jwksRefetchInterval) {
+        let cache = JWKSCache(refetchInterval: configuration.jwksRefetchInterval, validated: validatedIDTokens) {
             [weak self] () async throws(SessionKitError) -> Data in
             guard let self else { throw SessionKitError(code: .cancelled, message: "the provider client was released") }
             let response = try await self.send(HTTPRequest(method: "GET", url: jwksURL), endpoint: "JWKS endpoint")
@@ -129,7 +136,7 @@ public actor ProviderClient {
         )
         if let date = response.header("Date").flatMap(HTTPDate.parse) {
             let offset = date.timeIntervalSince(sentAt)
-            serverClockOffset = abs(offset) > 2 ? offset : 0
+            clockOffset.withLock { $0 = abs(offset) > 2 ? offset : 0 }
         }
         return response
     }

@@ -4,14 +4,14 @@ import Synchronization
 
 extension SessionManager {
     /// The cached record, or the stored one (then cached).
-    func currentRecord() throws(SessionKitError) -> SessionRecord {
+    nonisolated func currentRecord() throws(SessionKitError) -> SessionRecord {
         if let cached = cache.withLock({ $0 }) { return cached }
         return try loadRecord()
     }
 
     /// Reads the record from the store, caches it, and publishes the state it implies.
     @discardableResult
-    func loadRecord() throws(SessionKitError) -> SessionRecord {
+    nonisolated func loadRecord() throws(SessionKitError) -> SessionRecord {
         let data: Data?
         do {
             data = try store.data(forKey: storeKey)
@@ -93,7 +93,7 @@ extension SessionManager {
 
     /// Maps a store error: unavailable and I/O failures keep the session and are retryable; damage is
     /// reported as such. Neither ever reads as "signed out".
-    func storeFailure(_ error: SecureStoreError) -> SessionKitError {
+    nonisolated func storeFailure(_ error: SecureStoreError) -> SessionKitError {
         switch error.code {
         case .corrupted, .keyMismatch:
             return SessionKitError(

@@ -18,15 +18,22 @@ extension SessionManager {
         {
             return cached
         }
+        // A cold cache with valid stored credentials (a process's first call) needs no renewal task.
+        if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }),
+            let stored = try localCredentials(minTTL: minTTL, scope: scope)
+        {
+            states.publish(.active(until: stored.expiresAt))
+            return stored
+        }
         let task: Task<Credentials, any Error>
-        if let renewal {
-            task = renewal
+        if let running = renewal.withLock({ $0 }) {
+            task = running
         } else {
             task = Task { try await self.performRenewal(minTTL: minTTL, scope: scope, force: force) }
-            renewal = task
+            renewal.withLock { $0 = task }
         }
         let result = await task.result
-        if renewal == task { renewal = nil }
+        renewal.withLock { if $0 == task { $0 = nil } }
         do {
             return try result.get()
         } catch {

@@ -37,7 +37,9 @@ public actor SessionManager {
     /// The last record read or written, for the fast path.
     let cache = Mutex<SessionRecord?>(nil)
     let states = StateBroadcaster()
-    var renewal: Task<Credentials, any Error>?
+    /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
+    /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
+    let renewal = Mutex<Task<Credentials, any Error>?>(nil)
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store`.
     ///
@@ -111,7 +113,30 @@ public actor SessionManager {
         {
             return cached
         }
+        if let running = renewal.withLock({ $0 }) {
+            do {
+                return try await running.value
+            } catch {
+                throw ProviderClient.wrap(error)
+            }
+        }
         return try await validCredentials(minTTL: minTTL, scope: scope, force: false)
+    }
+
+    /// Credentials valid for at least `minTTL` seconds from memory or the store, or `nil` when they would
+    /// have to be renewed first (or there is no session). Never renews, never goes to the network, and
+    /// starts no task: for a command-line tool's hot path, which falls back to
+    /// ``credentials(minTTL:scope:)`` on `nil`.
+    ///
+    /// - Throws: ``SessionKitError/Code/storeUnavailable`` or ``SessionKitError/Code/storeCorrupted`` when
+    ///   the store cannot be read: that is not "signed out".
+    public nonisolated func localCredentials(minTTL: TimeInterval = 0, scope: String? = nil) throws(SessionKitError)
+        -> Credentials?
+    {
+        guard let current = try currentRecord().credentials, scope == nil || scope == current.scope,
+            current.isValid(minTTL: minTTL, now: clock.now())
+        else { return nil }
+        return current
     }
 
     /// Renews now, whatever the expiry, and returns the new credentials.

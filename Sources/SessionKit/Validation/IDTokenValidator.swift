@@ -25,7 +25,12 @@ struct IDTokenValidator: Sendable {
     let clientSecret: Secret?
 
     /// Validates `token` and returns its decoded claims.
+    ///
+    /// A token these keys verified before with the same expectations skips parsing and the signature
+    /// check; its claims are checked again against `expected.now` (see ``IDTokenCache``).
     func validate(_ token: Secret, expecting expected: Expectations) async throws(SessionKitError) -> JWT {
+        let key = IDTokenCache.Key(token, expected)
+        if let jwt = try Self.cachedClaims(in: keys.validated, for: key, expected) { return jwt }
         let jwt: JWT
         do {
             jwt = try JWT(decoding: token.unsafeRawValue)
@@ -34,6 +39,21 @@ struct IDTokenValidator: Sendable {
         }
         try await verifySignature(jwt)
         try Self.checkClaims(jwt, expected)
+        keys.validated.insert(jwt, for: key)
+        return jwt
+    }
+
+    /// The claims of a token `cache` holds, checked again against `expected`; `nil` when not cached.
+    static func cachedClaims(in cache: IDTokenCache, for key: IDTokenCache.Key, _ expected: Expectations)
+        throws(SessionKitError) -> JWT?
+    {
+        guard let jwt = cache.claims(for: key) else { return nil }
+        do {
+            try checkClaims(jwt, expected)
+        } catch {
+            cache.remove(key)
+            throw error
+        }
         return jwt
     }
 

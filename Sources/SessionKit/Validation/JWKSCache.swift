@@ -9,9 +9,16 @@ actor JWKSCache {
     private var keys: JWTKeyCollection?
     private var knownKeyIDs: Set<String> = []
     private var lastFetch: ContinuousClock.Instant?
+    /// Tokens these keys verified; emptied whenever the keys are reloaded.
+    nonisolated let validated: IDTokenCache
 
-    init(refetchInterval: Duration, fetch: @escaping @Sendable () async throws(SessionKitError) -> Data) {
+    init(
+        refetchInterval: Duration,
+        validated: IDTokenCache = IDTokenCache(),
+        fetch: @escaping @Sendable () async throws(SessionKitError) -> Data
+    ) {
         self.refetchInterval = refetchInterval
+        self.validated = validated
         self.fetch = fetch
     }
 
@@ -63,6 +70,7 @@ actor JWKSCache {
         }
         keys = collection
         knownKeyIDs = ids
+        validated.removeAll()
     }
 
     private static func failure(_ check: ValidationCheck, _ message: String) -> SessionKitError {

@@ -2,18 +2,22 @@ public import Foundation
 
 extension JSONValue: Codable {
     /// Decodes any JSON value.
+    ///
+    /// Each kind that does not match costs a thrown `DecodingError`, so the kinds are tried from the most
+    /// common in tokens and provider answers (strings, then integers) on; JSON's kinds do not overlap, so
+    /// the order changes nothing else.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {

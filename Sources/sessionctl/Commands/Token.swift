@@ -46,12 +46,39 @@ struct Token: AsyncParsableCommand {
                 throw SessionKitError(
                     code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
             }
-            Terminal.out(try render(token.unsafeRawValue, type: credentials.tokenType, expiry: expiry))
+            let type = idToken ? "id_token" : credentials.tokenType
+            Terminal.out(
+                try Self.render(token.unsafeRawValue, type: type, expiry: expiry, format: json ? .json : output))
         }
     }
 
-    private func render(_ token: String, type: String, expiry: Date?) throws -> String {
-        let format = json ? .json : output
+    /// Prints the token when the store already holds one valid for `--min-ttl`, synchronously, and says
+    /// whether it did. Anything else (renewal needed, no session, any error) returns `false`, and the
+    /// usual path (ArgumentParser, then `run()`) does the whole job, reporting errors as usual.
+    static func printLocalToken(_ arguments: TokenFastPath) -> Bool {
+        let minTTL = TimeInterval(arguments.minTTL)
+        guard let context = try? SessionContext.make(arguments.globalOptions, warnOnFallback: false),
+            let credentials = try? context.session.localCredentials(minTTL: minTTL)
+        else { return false }
+        var expiry = credentials.expiresAt
+        if arguments.idToken {
+            guard let claims = credentials.idTokenClaims, !claims.isExpired(leeway: -minTTL) else { return false }
+            expiry = claims.expiresAt
+        }
+        let format = arguments.json ? .json : arguments.output
+        guard let token = arguments.idToken ? credentials.idToken : credentials.accessToken,
+            let text = try? Self.render(
+                token.unsafeRawValue, type: arguments.idToken ? "id_token" : credentials.tokenType, expiry: expiry,
+                format: format)
+        else { return false }
+        Terminal.out(text)
+        return true
+    }
+
+    /// The token in `format`; `type` is the `token_type` printed by `--json`.
+    static func render(_ token: String, type: String, expiry: Date?, format: Format) throws -> String {
+        // Plain output first: the date formatter costs more than the rest of this function.
+        if format == .plain { return token }
         let date = expiry.map { $0.formatted(.iso8601) }
         let value: JSONValue
         switch format {
@@ -59,7 +86,7 @@ struct Token: AsyncParsableCommand {
             return token
         case .json:
             var object: [String: JSONValue] = [
-                "token": .string(token), "token_type": .string(idToken ? "id_token" : type),
+                "token": .string(token), "token_type": .string(type),
             ]
             if let date { object["expires_at"] = .string(date) }
             value = .object(object)

@@ -65,7 +65,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     private func environment(_ name: String) -> String? {
-        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        Environment.value(name)
     }
 }
 

@@ -41,9 +41,8 @@ struct ConfigFile: Codable {
 
     /// The config file's path, from `XDG_CONFIG_HOME` or the home folder.
     static var path: URL {
-        let environment = ProcessInfo.processInfo.environment
         let base =
-            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            Environment.value("XDG_CONFIG_HOME").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         return base.appendingPathComponent("sessionctl/config.json")
     }

@@ -45,8 +45,7 @@ struct SessionContext {
 
     /// `$XDG_STATE_HOME/sessionctl`, else `~/.local/state/sessionctl`.
     static var defaultStoreFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/sessionctl" }
+        if let state = Environment.value("XDG_STATE_HOME") { return state + "/sessionctl" }
         return FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/sessionctl"
     }
 }

@@ -18,7 +18,7 @@ enum Terminal {
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
     private static var colour: Bool {
-        stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+        stdoutIsTerminal && getenv("NO_COLOR").map { $0.pointee == 0 } ?? true
     }
 
     /// `text` in bold green on a colour terminal.

@@ -1,0 +1,64 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// The benchmarks, kept out of the main package so that CI's build of it does not grow. Build and run
+// them in release mode (BENCHMARKS.md has one command for each):
+//
+//     swift build --package-path Benchmarks -c release --static-swift-stdlib
+//     Benchmarks/.build/release/credentials-bench
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SessionKitBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "SessionKit", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+    ],
+    targets: [
+        // Timing, percentiles and the printed tables every benchmark shares.
+        .target(name: "BenchmarkSupport", swiftSettings: strictSettings),
+        // The floor of the CLI comparison: a hello-world built exactly like sessionctl.
+        .executableTarget(name: "hello", swiftSettings: strictSettings),
+        // Issue 8, item 2: credentials() on a valid session against reading the store on every call.
+        .executableTarget(
+            name: "credentials-bench",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "SecureStore", package: "SessionKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Issue 8, item 3: 10,000 concurrent credentials() on an expired session against the live emulator.
+        .executableTarget(
+            name: "refresh-storm",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "SecureStore", package: "SessionKit"),
+                .product(name: "AuthEmulator", package: "SessionKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Issue 8, item 4: ID-token validation against raw swift-crypto verification and jwt-kit.
+        .executableTarget(
+            name: "idtoken-bench",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Issue 8, items 1, 3 (processes) and 5: `sessionctl token` as a whole process, side by side in one hyperfine
+# run with a hello-world built the same way (the floor), `gh auth token` (token in gh's config file) and
+# `python3 -m keyring get` (keyring with a file backend); peak RSS of sessionctl token and gh auth token;
+# and 32 concurrent `sessionctl token` processes on an expired session (one token request, every process
+# prints a valid token). Installs hyperfine, gh, time and keyring when they are missing.
+#
+#     Benchmarks/cli.sh            # RUNS=300 WARMUP=20 STORM=32 by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+runs=${RUNS:-300}
+warmup=${WARMUP:-20}
+storm=${STORM:-32}
+umask 077
+
+# Tools.
+missing=()
+command -v hyperfine >/dev/null || missing+=(hyperfine)
+command -v gh >/dev/null || missing+=(gh)
+[ -x /usr/bin/time ] || missing+=(time)
+command -v curl >/dev/null || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+venv=$root/Benchmarks/.build-venv
+if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -c 'import keyring, keyrings.alt' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q keyring keyrings.alt
+fi
+
+# The release binaries: sessionctl and the hello-world floor, built the same way: the Swift runtime linked
+# statically, and a non-PIE executable (no start-up relocations: see BENCHMARKS.md).
+flags=(-c release --static-swift-stdlib -Xlinker -no-pie)
+swift build --package-path Benchmarks "${flags[@]}" --product sessionctl
+swift build --package-path Benchmarks "${flags[@]}" --product hello
+bin=$(swift build --package-path Benchmarks "${flags[@]}" --show-bin-path)
+
+work=$(mktemp -d /tmp/sessionkit-cli-bench.XXXXXX)
+pids=()
+spids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts an emulator on a free port with test controls and sets $started_issuer. Not called in a $(...)
+# subshell, so that its pid reaches the cleanup.
+start_emulator() { # log-file [emulator options]
+    local log=$1
+    shift
+    "$bin/sessionctl" emulator --test-controls "$@" >"$log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 100); do
+        grep -q 'Press Ctrl-C' "$log" 2>/dev/null && break
+        sleep 0.1
+    done
+    started_issuer=$(sed -n 's/^ *issuer: *//p' "$log" | head -1)
+    [ -n "$started_issuer" ] || { echo "the emulator did not start: $(cat "$log")" >&2; exit 1; }
+}
+
+# A signed-in sessionctl in its own home, file store.
+sign_in() { # home issuer
+    local home=$1 issuer=$2
+    mkdir -p "$home"
+    HOME=$home XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state SESSIONCTL_ISSUER=$issuer \
+        SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=file \
+        "$bin/sessionctl" login --username alice@example.com --password-stdin <<<"alice-demo-password" >/dev/null
+}
+
+start_emulator "$work/emulator.log"
+issuer=$started_issuer
+home=$work/sessionctl
+sign_in "$home" "$issuer"
+export HOME=$home XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state SESSIONCTL_ISSUER=$issuer
+export SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=file NO_COLOR=1
+
+# gh: a fake token in hosts.yml (gh reads it without the network or a keyring).
+export GH_CONFIG_DIR=$work/gh GH_NO_UPDATE_NOTIFIER=1 GH_PROMPT_DISABLED=1
+mkdir -p "$GH_CONFIG_DIR"
+printf 'github.com:\n    oauth_token: gho_%s\n    user: bench\n    git_protocol: https\n' \
+    "$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$GH_CONFIG_DIR/hosts.yml"
+# Python keyring: the plaintext file backend of keyrings.alt, no password prompt.
+export PYTHON_KEYRING_BACKEND=keyrings.alt.file.PlaintextKeyring XDG_DATA_HOME=$work/data
+"$venv/bin/python3" -m keyring set sessionkit-bench alice <<<"$(head -c 24 /dev/urandom | base64)"
+
+# Every command must print a token before it is timed.
+for command in "$bin/sessionctl token" "gh auth token" "$venv/bin/python3 -m keyring get sessionkit-bench alice"; do
+    [ -n "$($command)" ] || { echo "no token from: $command" >&2; exit 1; }
+done
+
+commit=$(git rev-parse --short HEAD)
+echo "== CLI comparison (issue 8, item 1)"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); date: $(date -u +%FT%TZ); commit: $commit"
+echo "hyperfine $(hyperfine --version | cut -d' ' -f2), $runs runs after $warmup warm-up runs each; gh $(gh --version | head -1 | cut -d' ' -f3)"
+hyperfine -N --warmup "$warmup" --runs "$runs" --export-json "$work/hyperfine.json" \
+    -n hello-world "$bin/hello" \
+    -n "sessionctl token" "$bin/sessionctl token" \
+    -n "gh auth token" "gh auth token" \
+    -n "python3 -m keyring get" "$venv/bin/python3 -m keyring get sessionkit-bench alice" >"$work/hyperfine.txt"
+python3 - "$work/hyperfine.json" <<'PY'
+import json, statistics, sys
+results = json.load(open(sys.argv[1]))["results"]
+floor = results[0]["median"]
+print(f"{'command':28} {'median':>9} {'MAD':>8} {'p1':>8} {'p99':>8} {'vs hello':>9}")
+for r in results:
+    times = sorted(r["times"])
+    median = r["median"]
+    mad = statistics.median(abs(t - median) for t in times)
+    p = lambda q: times[min(len(times) - 1, max(0, round(q * len(times)) - 1))]
+    print(f"{r['command']:28} {median*1e3:7.2f}ms {mad*1e3:6.2f}ms {p(0.01)*1e3:6.2f}ms {p(0.99)*1e3:6.2f}ms {median/floor:8.2f}x")
+token = next(r for r in results if r["command"] == "sessionctl token")
+ratio = token["median"] / floor
+print(f"target: sessionctl token median within 1.5x of the static hello-world: {'MET' if ratio <= 1.5 else 'MISSED'} ({ratio:.2f}x)")
+PY
+
+if command -v valgrind >/dev/null; then
+    echo "== instructions (valgrind --tool=callgrind, whole process; repeatable whatever the machine's load)"
+    # valgrind 3.19 cannot read the DWARF 5 debug info of these binaries: count on copies without it.
+    strip --strip-debug -o "$work/ir-hello" "$bin/hello"
+    strip --strip-debug -o "$work/ir-sessionctl" "$bin/sessionctl"
+    instructions() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : //p'; }
+    ir_hello=$(instructions "$work/ir-hello")
+    ir_token=$(instructions "$work/ir-sessionctl" token)
+    echo "hello-world: $ir_hello; sessionctl token: $ir_token; ratio: $(python3 -c "print(f'{$ir_token/$ir_hello:.2f}x')")"
+fi
+
+echo "== peak RSS (issue 8, item 5), median of 21 runs, /usr/bin/time -f %M"
+peak() { for _ in $(seq 1 21); do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | sed -n 11p; }
+rss_hello=$(peak "$bin/hello")
+rss_token=$(peak "$bin/sessionctl" token)
+rss_gh=$(peak gh auth token)
+rss_py=$(peak "$venv/bin/python3" -m keyring get sessionkit-bench alice)
+echo "hello-world: $rss_hello KiB; sessionctl token: $rss_token KiB; gh auth token: $rss_gh KiB; python3 -m keyring get: $rss_py KiB"
+echo "target: sessionctl token peak RSS <= gh auth token: $([ "$rss_token" -le "$rss_gh" ] && echo MET || echo MISSED)" \
+    "($(python3 -c "print(f'{$rss_token/$rss_gh:.2f}x')"))"
+
+echo "== $storm concurrent sessionctl token processes on an expired session (issue 8, item 3)"
+printf '{"lifetimes": {"accessToken": 6}}\n' >"$work/short.json"
+start_emulator "$work/storm-emulator.log" --config "$work/short.json"
+storm_issuer=$started_issuer
+storm_home=$work/storm
+sign_in "$storm_home" "$storm_issuer"
+sleep 7 # the access token (6 s) has now expired
+before=$(curl -fsS "${storm_issuer}__emulator/requests")
+mkdir -p "$work/out"
+start=$(date +%s%N)
+for i in $(seq 1 "$storm"); do
+    HOME=$storm_home XDG_CONFIG_HOME=$storm_home/config XDG_STATE_HOME=$storm_home/state \
+        SESSIONCTL_ISSUER=$storm_issuer "$bin/sessionctl" token --min-ttl 0 >"$work/out/$i" 2>"$work/out/$i.err" &
+    spids+=($!)
+done
+failed=0
+for pid in "${spids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
+elapsed=$((($(date +%s%N) - start) / 1000000))
+after=$(curl -fsS "${storm_issuer}__emulator/requests")
+python3 - "$before" "$after" "$work/out" "$storm" "$failed" "$elapsed" <<'PY'
+import json, os, sys
+before, after = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+def refreshes(counts):
+    return counts.get("byGrantType", {}).get("refresh_token", 0)
+requests = refreshes(after) - refreshes(before)
+folder, n, failed, elapsed = sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+tokens = [open(os.path.join(folder, str(i))).read().strip() for i in range(1, n + 1)]
+valid = sum(1 for t in tokens if t.count(".") == 2)
+print(f"processes: {n}; exited non-zero: {failed}; printed a JWT: {valid}; distinct tokens: {len(set(tokens))}; "
+      f"refresh-token requests: {requests}; wall time: {elapsed} ms")
+ok = requests == 1 and valid == n and failed == 0 and len(set(tokens)) == 1
+print(f"target: exactly one token request, every process prints a valid token: {'MET' if ok else 'MISSED'}")
+PY

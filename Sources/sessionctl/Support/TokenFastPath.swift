@@ -1,0 +1,66 @@
+/// The arguments of `sessionctl token`, read without ArgumentParser for the valid-token path.
+///
+/// ArgumentParser finds a command's options by reflection and dynamic casts, and in a binary this size
+/// the first casts scan every protocol conformance in it: about three quarters of the instructions of a
+/// `sessionctl token` run (BENCHMARKS.md). This reads only the options `token` documents, in their
+/// `--name value` and `--name=value` forms; anything else (help, a typo, a bad value) makes `parse`
+/// return `nil`, and ArgumentParser then parses and reports as usual.
+struct TokenFastPath {
+    var options: [String: String] = [:]
+    var minTTL = 60
+    var idToken = false
+    var json = false
+    var output = Token.Format.plain
+
+    private static let valued: Set<String> = [
+        "profile", "issuer", "client-id", "audience", "scope", "sessions-dir", "store", "min-ttl", "output",
+    ]
+
+    /// The arguments after `token`, or `nil` when they need ArgumentParser.
+    static func parse(_ arguments: ArraySlice<String>) -> TokenFastPath? {
+        var parsed = TokenFastPath()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else { return nil }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            switch name {
+            case "id-token" where value == nil: parsed.idToken = true
+            case "json" where value == nil: parsed.json = true
+            case _ where valued.contains(name):
+                guard let text = value ?? rest.popFirst(), value != nil || !text.hasPrefix("-") else {
+                    return nil
+                }
+                if name == "min-ttl" {
+                    guard let seconds = Int(text) else { return nil }
+                    parsed.minTTL = seconds
+                } else if name == "output" {
+                    guard let format = Token.Format(rawValue: text) else { return nil }
+                    parsed.output = format
+                } else {
+                    parsed.options[name] = text
+                }
+            default:
+                return nil
+            }
+        }
+        return parsed
+    }
+
+    /// The global options as ArgumentParser would have set them.
+    var globalOptions: GlobalOptions {
+        var global = GlobalOptions()
+        global.profile = options["profile"]
+        global.issuer = options["issuer"]
+        global.clientID = options["client-id"]
+        global.audience = options["audience"]
+        global.scope = options["scope"]
+        global.sessionsDirectory = options["sessions-dir"]
+        global.store = options["store"]
+        return global
+    }
+}
