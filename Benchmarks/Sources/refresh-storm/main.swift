@@ -2,7 +2,10 @@
 // the live emulator (over loopback): exactly one token request, and every caller's wait against one
 // refresh round trip. Run in release:
 //
-//     swift build --package-path Benchmarks -c release && Benchmarks/.build/release/refresh-storm
+//     swift build --package-path Benchmarks -c release && Benchmarks/.build/release/refresh-storm [CALLERS [LATENCY_MS]]
+//
+// LATENCY_MS adds that delay to every token-endpoint answer (the emulator's latency fault), to see the same
+// storm with a round trip like a real provider's instead of a loopback one.
 import AuthEmulator
 import BenchmarkSupport
 import Foundation
@@ -10,7 +13,9 @@ import Logging
 import SecureStore
 import SessionKit
 
-let callers = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
+let arguments = Array(CommandLine.arguments.dropFirst())
+let callers = arguments.first.flatMap { Int($0) } ?? 10_000
+let latency = arguments.dropFirst().first.flatMap { Double($0) }.map { $0 / 1000 } ?? 0
 let rounds = 5
 var emulatorConfiguration = AuthEmulator.Configuration()
 emulatorConfiguration.testControlsEnabled = true
@@ -28,7 +33,10 @@ let store = try EncryptedFileStore(
     configuration: .init(folder: folder.path, keySource: .keyFile(atPath: folder.path + "/store.key"))
 )
 
-Report.header("refresh storm: \(callers) concurrent credentials() on an expired session (issue 8, item 3)")
+Report.header(
+    "refresh storm: \(callers) concurrent credentials() on an expired session (issue 8, item 3)"
+        + (latency > 0 ? ", token endpoint delayed by \(Int(latency * 1000)) ms" : ""))
+if latency > 0 { try await emulator.controls.inject(.latency(latency), into: .token) }
 var current = try await provider.signIn(
     username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
 
