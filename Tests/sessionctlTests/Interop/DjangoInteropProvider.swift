@@ -2,22 +2,33 @@ import Crypto
 import Foundation
 import SessionKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// django-oauth-toolkit (`Interop/django-oidc`) as an ``InteropProvider``: one server for all scenarios,
 /// started by `.ci/run` (or by hand with `Interop/django-oidc/start.sh`), one client per flow.
 struct DjangoInteropProvider: InteropProvider {
     let base: URL
 
     /// The running server: `SESSIONKIT_INTEROP_DJANGO_URL` (as `.ci/run` sets it), else the port that
-    /// `start.sh` recorded; `nil` when neither is there.
+    /// `start.sh` recorded for a process that is still alive; `nil` otherwise.
     static var running: URL? {
         if let url = ProcessInfo.processInfo.environment["SESSIONKIT_INTEROP_DJANGO_URL"], !url.isEmpty {
             return URL(string: url)
         }
-        let portFile = URL(fileURLWithPath: #filePath)
+        let run = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Interop/django-oidc/var/run/port")
-        guard let port = try? String(contentsOf: portFile, encoding: .utf8) else { return nil }
-        return URL(string: "http://127.0.0.1:\(port.trimmingCharacters(in: .whitespacesAndNewlines))")
+            .deletingLastPathComponent().appendingPathComponent("Interop/django-oidc/var/run")
+        func read(_ name: String) -> String? {
+            (try? String(contentsOf: run.appendingPathComponent(name), encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // A port file left by a server that is gone (a crash, a reboot) does not count.
+        guard let pid = read("pid").flatMap({ pid_t($0) }), kill(pid, 0) == 0, let port = read("port") else {
+            return nil
+        }
+        return URL(string: "http://127.0.0.1:\(port)")
     }
 
     static func start() throws -> DjangoInteropProvider {
