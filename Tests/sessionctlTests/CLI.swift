@@ -38,11 +38,7 @@ struct CLI: Sendable {
         for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/sessionctl") {
             return folder + "/sessionctl"
         }
-        throw CLIError(description: "sessionctl was not built; looked in \(folders)")
-    }
-
-    struct CLIError: Error, CustomStringConvertible {
-        let description: String
+        throw TestFailure("sessionctl was not built; looked in \(folders)")
     }
 
     /// A finished run.
@@ -86,7 +82,7 @@ struct CLI: Sendable {
                 if current.contains(text) { return current }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            throw CLIError(description: "stderr never contained '\(text)'; it was: \(stderrText)")
+            throw TestFailure("stderr never contained '\(text)'; it was: \(stderrText)")
         }
 
         /// Waits for the process to end and returns its output.
@@ -95,7 +91,7 @@ struct CLI: Sendable {
             while process.isRunning {
                 guard ContinuousClock.now < deadline else {
                     process.terminate()
-                    throw CLIError(description: "sessionctl did not finish in \(timeout); stderr: \(stderrText)")
+                    throw TestFailure("sessionctl did not finish in \(timeout); stderr: \(stderrText)")
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -149,7 +145,24 @@ struct CLI: Sendable {
         return result
     }
 
+    /// Flips a byte near the end of the stored session file, as disk damage would.
+    func damageStore() throws {
+        let storeFile = try #require(
+            FileManager.default.contentsOfDirectory(atPath: sessionsFolder.path).first { $0.hasSuffix(".store") }
+        )
+        let path = sessionsFolder.appendingPathComponent(storeFile)
+        var bytes = try Data(contentsOf: path)
+        bytes[bytes.count - 5] ^= 0xFF
+        try bytes.write(to: path)
+    }
+
     func cleanUp() {
         try? FileManager.default.removeItem(at: home)
     }
+}
+
+/// A test step that could not go on, saying why.
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

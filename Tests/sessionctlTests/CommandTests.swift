@@ -161,15 +161,7 @@ struct CommandTests {
             try await emulator.controls.clearFaults()
             #expect(try await cli.run(["token"]).status == 0, "the session survived the 503")
 
-            let storeFile = try #require(
-                FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path).first {
-                    $0.hasSuffix(".store")
-                }
-            )
-            let path = cli.sessionsFolder.appendingPathComponent(storeFile)
-            var bytes = try Data(contentsOf: path)
-            bytes[bytes.count - 5] ^= 0xFF
-            try bytes.write(to: path)
+            try cli.damageStore()
             let damaged = try await cli.run(["status"])
             #expect(damaged.status == 3)
             #expect(damaged.stderr.contains("damaged"))

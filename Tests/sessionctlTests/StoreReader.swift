@@ -17,10 +17,15 @@ struct EncryptedFileStoreReader {
     /// The stored access, refresh and ID tokens of the default profile.
     func secrets(issuer: URL) async throws -> [String] {
         let configuration = try ProviderConfiguration(issuer: issuer, clientID: AuthEmulator.Client.nativeID)
-        let session = SessionManager(provider: ProviderClient(configuration: configuration), store: store)
-        guard let credentials = try await session.storedCredentials() else { return [] }
+        guard let credentials = try await credentials(for: configuration) else { return [] }
         return [credentials.accessToken, credentials.refreshToken, credentials.idToken].compactMap {
             $0?.unsafeRawValue
         }
+    }
+
+    /// The default profile's stored session for `configuration`'s issuer and client.
+    func credentials(for configuration: ProviderConfiguration) async throws -> Credentials? {
+        try await SessionManager(provider: ProviderClient(configuration: configuration), store: store)
+            .storedCredentials()
     }
 }

@@ -51,15 +51,7 @@ struct TokenFastPathTests {
             #expect(signedOut.stderr.contains("sign in"))
 
             try await cli.signIn()
-            let storeFile = try #require(
-                FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path).first {
-                    $0.hasSuffix(".store")
-                }
-            )
-            let path = cli.sessionsFolder.appendingPathComponent(storeFile)
-            var bytes = try Data(contentsOf: path)
-            bytes[bytes.count - 5] ^= 0xFF
-            try bytes.write(to: path)
+            try cli.damageStore()
             let damaged = try await cli.run(["token"])
             #expect(damaged.status == 3)
             #expect(damaged.stdout.isEmpty)

@@ -35,20 +35,14 @@ struct Token: AsyncParsableCommand {
             // status warn about it where a person looks.
             let context = try SessionContext.make(options, warnOnFallback: false)
             var credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
-            var expiry = credentials.expiresAt
-            if idToken {
-                if let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
-                    credentials = try await context.session.renew()
-                }
-                expiry = credentials.idTokenClaims?.expiresAt
+            if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
+                credentials = try await context.session.renew()
             }
-            guard let token = idToken ? credentials.idToken : credentials.accessToken else {
+            guard let text = try Self.text(of: credentials, idToken: idToken, format: json ? .json : output) else {
                 throw SessionKitError(
                     code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
             }
-            let type = idToken ? "id_token" : credentials.tokenType
-            Terminal.out(
-                try Self.render(token.unsafeRawValue, type: type, expiry: expiry, format: json ? .json : output))
+            Terminal.out(text)
         }
     }
 
@@ -60,26 +54,31 @@ struct Token: AsyncParsableCommand {
         guard let context = try? SessionContext.make(arguments.globalOptions, warnOnFallback: false),
             let credentials = try? context.session.localCredentials(minTTL: minTTL)
         else { return false }
-        var expiry = credentials.expiresAt
-        if arguments.idToken {
-            guard let claims = credentials.idTokenClaims, !claims.isExpired(leeway: -minTTL) else { return false }
-            expiry = claims.expiresAt
-        }
-        let format = arguments.json ? .json : arguments.output
-        guard let token = arguments.idToken ? credentials.idToken : credentials.accessToken,
-            let text = try? Self.render(
-                token.unsafeRawValue, type: arguments.idToken ? "id_token" : credentials.tokenType, expiry: expiry,
-                format: format)
+        // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.
+        if arguments.idToken, credentials.idTokenClaims?.isExpired(leeway: -minTTL) != false { return false }
+        guard
+            let text = try? Self.text(
+                of: credentials, idToken: arguments.idToken, format: arguments.json ? .json : arguments.output)
         else { return false }
         Terminal.out(text)
         return true
     }
 
+    /// The access token (or, with `idToken`, the ID token) of `credentials` in `format`; `nil` when there is
+    /// no ID token to print.
+    static func text(of credentials: Credentials, idToken: Bool, format: Format) throws -> String? {
+        guard let token = idToken ? credentials.idToken : credentials.accessToken else { return nil }
+        return try render(
+            token.unsafeRawValue,
+            type: idToken ? "id_token" : credentials.tokenType,
+            expiry: idToken ? credentials.idTokenClaims?.expiresAt : credentials.expiresAt,
+            format: format
+        )
+    }
+
     /// The token in `format`; `type` is the `token_type` printed by `--json`.
     static func render(_ token: String, type: String, expiry: Date?, format: Format) throws -> String {
-        // Plain output first: the date formatter costs more than the rest of this function.
-        if format == .plain { return token }
-        let date = expiry.map { $0.formatted(.iso8601) }
+        // The date formatter costs more than the rest of this function: only the JSON formats use it.
         let value: JSONValue
         switch format {
         case .plain:
@@ -88,11 +87,11 @@ struct Token: AsyncParsableCommand {
             var object: [String: JSONValue] = [
                 "token": .string(token), "token_type": .string(type),
             ]
-            if let date { object["expires_at"] = .string(date) }
+            if let expiry { object["expires_at"] = .string(expiry.formatted(.iso8601)) }
             value = .object(object)
         case .execCredential:
             var status: [String: JSONValue] = ["token": .string(token)]
-            if let date { status["expirationTimestamp"] = .string(date) }
+            if let expiry { status["expirationTimestamp"] = .string(expiry.formatted(.iso8601)) }
             value = [
                 "apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": .object(status),
             ]

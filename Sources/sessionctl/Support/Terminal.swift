@@ -18,7 +18,7 @@ enum Terminal {
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
     private static var colour: Bool {
-        stdoutIsTerminal && getenv("NO_COLOR").map { $0.pointee == 0 } ?? true
+        stdoutIsTerminal && Environment.value("NO_COLOR") == nil
     }
 
     /// `text` in bold green on a colour terminal.

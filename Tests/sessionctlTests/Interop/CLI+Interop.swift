@@ -1,5 +1,4 @@
 import Foundation
-import SecureStore
 import SessionKit
 import Testing
 
@@ -10,7 +9,7 @@ extension CLI {
         let configured = try await cli.run(provider.configureArguments(for: flow))
         guard configured.status == 0 else {
             cli.cleanUp()
-            throw CLIError(description: "configure failed: \(configured.output)")
+            throw TestFailure("configure failed: \(configured.output)")
         }
         return cli
     }
@@ -19,18 +18,11 @@ extension CLI {
     func signIn(_ provider: any InteropProvider) async throws {
         let result = try await run(
             ["login", "--password-stdin", "--username", provider.username], input: provider.password + "\n")
-        guard result.status == 0 else { throw CLIError(description: "login failed: \(result.output)") }
+        guard result.status == 0 else { throw TestFailure("login failed: \(result.output)") }
     }
 
     /// The session the CLI stored for `flow`'s client, read through the library.
     func storedCredentials(_ provider: any InteropProvider, flow: SignInFlow) async throws -> Credentials? {
-        let store = try EncryptedFileStore(
-            service: "sessionctl",
-            configuration: .init(
-                folder: sessionsFolder.path, keySource: .keyFile(atPath: sessionsFolder.path + "/sessionctl.key"))
-        )
-        let manager = SessionManager(
-            provider: ProviderClient(configuration: try provider.configuration(for: flow)), store: store)
-        return try await manager.storedCredentials()
+        try await EncryptedFileStoreReader(folder: sessionsFolder).credentials(for: provider.configuration(for: flow))
     }
 }

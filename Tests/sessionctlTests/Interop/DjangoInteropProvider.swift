@@ -33,7 +33,7 @@ struct DjangoInteropProvider: InteropProvider {
 
     static func start() throws -> DjangoInteropProvider {
         guard let base = running else {
-            throw ScriptedBrowser.BrowserError(
+            throw TestFailure(
                 "django-oauth-toolkit is not running: start it with Interop/django-oidc/start.sh, or set "
                     + "SESSIONKIT_INTEROP_DJANGO_URL (SESSIONKIT_REQUIRE_INTEROP=1 makes its absence a failure)")
         }
@@ -76,7 +76,7 @@ struct DjangoInteropProvider: InteropProvider {
         let confirm = try await browser.submit(codeForm, ["user_code": userCode])
         let done = try await browser.submit(confirm, ["action": "accept"])
         guard done.status == 200, done.url.path.contains("device-grant-status") else {
-            throw ScriptedBrowser.BrowserError(
+            throw TestFailure(
                 "django-oauth-toolkit did not approve the device: ended on \(done.url.path), HTTP \(done.status)")
         }
     }
@@ -94,7 +94,7 @@ struct DjangoInteropProvider: InteropProvider {
         let response = try await AsyncHTTPClientTransport().send(
             HTTPRequest(method: "GET", url: url), timeout: .seconds(10))
         guard response.status == 200, let count = try JSONValue(parsing: response.body)["presenting"]?.intValue else {
-            throw ScriptedBrowser.BrowserError("the token-request counter answered HTTP \(response.status)")
+            throw TestFailure("the token-request counter answered HTTP \(response.status)")
         }
         return count
     }

@@ -33,7 +33,7 @@ struct EmulatorInteropProvider: InteropProvider {
         let done = try await browser.submit(
             page, ["user_code": userCode, "username": username, "password": password, "action": "approve"])
         guard done.status == 200, done.html.contains("Device approved") else {
-            throw ScriptedBrowser.BrowserError("the emulator did not approve the device: \(done.html.prefix(200))")
+            throw TestFailure("the emulator did not approve the device: \(done.html.prefix(200))")
         }
     }
 

@@ -47,7 +47,7 @@ func waitUntilExpired(_ credentials: Credentials) async throws {
     let expiresAt = try #require(credentials.expiresAt, "the provider sent no expires_in")
     let wait = expiresAt.timeIntervalSinceNow + 1
     guard wait < 60 else {
-        throw ScriptedBrowser.BrowserError(
+        throw TestFailure(
             "access tokens live \(Int(wait)) s; start django-oauth-toolkit with INTEROP_ACCESS_TOKEN_SECONDS=15")
     }
     if wait > 0 { try await Task.sleep(for: .seconds(wait)) }

@@ -17,15 +17,10 @@ final class ScriptedBrowser: Sendable {
         /// The page's first form.
         func form() throws -> HTMLForm {
             guard let form = HTMLForm(html: html, page: url) else {
-                throw BrowserError("no form on \(url.path) (HTTP \(status)): \(html.prefix(300))")
+                throw TestFailure("no form on \(url.path) (HTTP \(status)): \(html.prefix(300))")
             }
             return form
         }
-    }
-
-    struct BrowserError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 
     private let transport = AsyncHTTPClientTransport()
@@ -63,14 +58,14 @@ final class ScriptedBrowser: Sendable {
             keepCookies(response)
             if (300..<400).contains(response.status), let location = response.header("Location") {
                 guard let next = URL(string: location, relativeTo: request.url)?.absoluteURL else {
-                    throw BrowserError("a redirect to an unreadable location: \(location)")
+                    throw TestFailure("a redirect to an unreadable location: \(location)")
                 }
                 request = HTTPRequest(method: "GET", url: next)
                 continue
             }
             return Page(url: request.url, status: response.status, html: String(decoding: response.body, as: UTF8.self))
         }
-        throw BrowserError("more than ten redirects from \(first.url)")
+        throw TestFailure("more than ten redirects from \(first.url)")
     }
 
     private func keepCookies(_ response: HTTPResponse) {
