@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Our own targets build in Swift 6 language mode with the house's upcoming features (see STYLE.md).
-// CI sets SESSIONKIT_WERROR=1 so that any warning in our code fails the build; dependencies are unaffected.
+// Our own targets build in Swift 6 language mode with the house's upcoming features (see STYLE.md), set on
+// every target at the end of this file. CI sets SESSIONKIT_WERROR=1 so that any warning in our code fails the
+// build; dependencies are unaffected.
 let strictSettings: [SwiftSetting] = {
     var settings: [SwiftSetting] = [
         .enableUpcomingFeature("ExistentialAny"),
@@ -26,10 +27,21 @@ let package = Package(
         .library(name: "SecureStore", targets: ["SecureStore"]),
         // The local Auth0-compatible identity provider, for tests and demos.
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
-        // Shared test support: the store conformance suite and live-emulator helpers.
+        // For store authors: the conformance suite every SecureStore backend must pass. Needs only SecureStore.
+        .library(name: "SecureStoreTesting", targets: ["SecureStoreTesting"]),
+        // Shared test support: live-emulator helpers, a controllable clock, a throw-away keyring.
         .library(name: "SessionKitTesting", targets: ["SessionKitTesting"]),
-        // The command-line client.
+        // The command-line client: the client only, no server stack.
         .executable(name: "sessionctl", targets: ["sessionctl"]),
+        // The emulator as a program (`serve`) and the demo of the whole session story against it (`demo`).
+        .executable(name: "sessionkit-emulator", targets: ["sessionkit-emulator"]),
+    ],
+    traits: [
+        // URLSessionTransport is compiled on Apple platforms, where it is the default. On Linux it would link
+        // FoundationNetworking and libcurl (with some twenty shared libraries) into every SessionKit program,
+        // so it is compiled there only with this trait: `swift build --traits URLSessionOnLinux`
+        // (scripts/test does, for the shared transport tests).
+        .trait(name: "URLSessionOnLinux", description: "Compile URLSessionTransport on Linux too.")
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -45,8 +57,7 @@ let package = Package(
             name: "SecureStore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto")
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .target(
             name: "SessionKit",
@@ -59,8 +70,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .target(
             name: "AuthEmulator",
@@ -72,52 +82,58 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
+        .target(name: "SecureStoreTesting", dependencies: ["SecureStore"]),
         .target(
             name: "SessionKitTesting",
             dependencies: [
                 "SecureStore", "SessionKit", "AuthEmulator", .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
+        // The QR code encoder sessionctl draws device sign-in links with.
+        .target(name: "QRCode"),
         .executableTarget(
             name: "sessionctl",
+            dependencies: [
+                "SessionKit",
+                "QRCode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "sessionkit-emulator",
             dependencies: [
                 "SessionKit",
                 "AuthEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         // Test helper: the encrypted file store on the command line, run as child processes by
         // SecureStoreTests (several writers at once, writers killed mid-write). Not a product.
         .executableTarget(
             name: "securestore-tool",
-            dependencies: ["SecureStore"],
-            swiftSettings: strictSettings
+            dependencies: ["SecureStore"]
         ),
         .testTarget(
             name: "SecureStoreTests",
-            dependencies: ["SecureStore", "SessionKitTesting", "securestore-tool"],
-            swiftSettings: strictSettings
+            dependencies: ["SecureStore", "SecureStoreTesting", "SessionKitTesting", "securestore-tool"]
         ),
         .testTarget(
             name: "SessionKitTests",
-            dependencies: ["SessionKit", "SessionKitTesting", "AuthEmulator"],
-            swiftSettings: strictSettings
+            dependencies: ["SessionKit", "SessionKitTesting", "AuthEmulator"]
         ),
         .testTarget(
             name: "sessionctlTests",
             dependencies: [
-                "sessionctl", "SessionKit", "SessionKitTesting", "AuthEmulator", "SecureStore",
+                "sessionctl", "sessionkit-emulator", "SessionKit", "SessionKitTesting", "AuthEmulator", "SecureStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
@@ -129,8 +145,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
     ]
 )
+
+for target in package.targets {
+    target.swiftSettings = strictSettings
+}

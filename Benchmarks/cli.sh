@@ -5,7 +5,9 @@
 # and 32 concurrent `sessionctl token` processes on an expired session (one token request, every process
 # prints a valid token). Installs hyperfine, gh, time and keyring when they are missing.
 #
-#     Benchmarks/cli.sh            # RUNS=300 WARMUP=20 STORM=32 by default
+#     Benchmarks/cli.sh                              # RUNS=300 WARMUP=20 STORM=32 by default
+#     BUILD=default Benchmarks/cli.sh                # plain `swift build -c release` instead of static, non-PIE
+#     STORE=keyring scripts/with-keyring Benchmarks/cli.sh   # the store's key in the Secret Service keyring
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -33,8 +35,15 @@ fi
 
 # The release binaries: sessionctl and the hello-world floor, built the same way: the Swift runtime linked
 # statically, and a non-PIE executable (no start-up relocations: see BENCHMARKS.md).
-flags=(-c release --static-swift-stdlib -Xlinker -no-pie)
+build=${BUILD:-static}
+case $build in
+static) flags=(-c release --static-swift-stdlib -Xlinker -no-pie) ;;
+default) flags=(-c release) ;;
+*) echo "BUILD is static or default" >&2; exit 64 ;;
+esac
+store=${STORE:-file}
 swift build --package-path Benchmarks "${flags[@]}" --product sessionctl
+swift build --package-path Benchmarks "${flags[@]}" --product sessionkit-emulator
 swift build --package-path Benchmarks "${flags[@]}" --product hello
 bin=$(swift build --package-path Benchmarks "${flags[@]}" --show-bin-path)
 
@@ -52,7 +61,7 @@ trap cleanup EXIT
 start_emulator() { # log-file [emulator options]
     local log=$1
     shift
-    "$bin/sessionctl" emulator --test-controls "$@" >"$log" 2>&1 &
+    "$bin/sessionkit-emulator" serve --test-controls "$@" >"$log" 2>&1 &
     pids+=($!)
     for _ in $(seq 1 100); do
         grep -q 'Press Ctrl-C' "$log" 2>/dev/null && break
@@ -67,7 +76,7 @@ sign_in() { # home issuer
     local home=$1 issuer=$2
     mkdir -p "$home"
     HOME=$home XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state SESSIONCTL_ISSUER=$issuer \
-        SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=file \
+        SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=$store \
         "$bin/sessionctl" login --username alice@example.com --password-stdin <<<"alice-demo-password" >/dev/null
 }
 
@@ -76,7 +85,7 @@ issuer=$started_issuer
 home=$work/sessionctl
 sign_in "$home" "$issuer"
 export HOME=$home XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state SESSIONCTL_ISSUER=$issuer
-export SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=file NO_COLOR=1
+export SESSIONCTL_CLIENT_ID=sessionkit-native SESSIONCTL_STORE=$store NO_COLOR=1
 
 # gh: a fake token in hosts.yml (gh reads it without the network or a keyring).
 export GH_CONFIG_DIR=$work/gh GH_NO_UPDATE_NOTIFIER=1 GH_PROMPT_DISABLED=1
@@ -94,6 +103,7 @@ done
 
 commit=$(git rev-parse --short HEAD)
 echo "== CLI comparison (issue 8, item 1)"
+echo "build: $build (${flags[*]}); store: $store"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); date: $(date -u +%FT%TZ); commit: $commit"
 echo "hyperfine $(hyperfine --version | cut -d' ' -f2), $runs runs after $warmup warm-up runs each; gh $(gh --version | head -1 | cut -d' ' -f3)"
 hyperfine -N --warmup "$warmup" --runs "$runs" --export-json "$work/hyperfine.json" \

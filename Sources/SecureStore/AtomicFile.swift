@@ -54,11 +54,23 @@ enum AtomicFile {
     ///
     /// Best effort: a folder that cannot be listed is left as it is. Call it only while holding the lock
     /// that every writer of the file takes, or it may remove a live writer's temporary file.
-    static func removeStaleTemporaries(of fileName: String, in folder: String) {
+    ///
+    /// - Parameter age: Only files not modified for this many seconds are removed, for callers that hold no
+    ///   lock: a younger one may belong to a writer still at work.
+    static func removeStaleTemporaries(of fileName: String, in folder: String, olderThan age: TimeInterval = 0) {
         let prefix = fileName + temporaryMarker
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Date()
         for name in names where name.hasPrefix(prefix) {
-            unlink(folder + "/" + name)
+            let path = folder + "/" + name
+            if age > 0 {
+                guard
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate]
+                        as? Date,
+                    now.timeIntervalSince(modified) >= age
+                else { continue }
+            }
+            unlink(path)
         }
     }
 

@@ -18,14 +18,21 @@ extension EncryptedFileStore {
 
     /// Reads and decrypts all of this service's items; a missing file means no items.
     func readItems() throws(SecureStoreError) -> [String: Data] {
+        try readSealed(at: filePath, service: service, describing: "the store file")
+    }
+
+    /// Reads and decrypts the items sealed for `service` in the file at `path`; a missing file means none.
+    func readSealed(at path: String, service: String, describing name: String) throws(SecureStoreError)
+        -> [String: Data]
+    {
         let file: Data?
         do {
-            file = try FileIO.readFileIfPresent(filePath)
+            file = try FileIO.readFileIfPresent(path)
         } catch {
-            throw SecureStoreError(error, while: "reading the store file")
+            throw SecureStoreError(error, while: "reading \(name)")
         }
         guard let file else { return [:] }
-        return try Format.open(file, service: service, keys: storeKeys, path: filePath)
+        return try Format.open(file, service: service, keys: storeKeys, path: path)
     }
 
     /// Encrypts `items` and replaces the store file with them, or removes the file when `items` is empty.
@@ -39,18 +46,26 @@ extension EncryptedFileStore {
                 message: "the value for key '\(key)' is larger than the file store's limit of 4 GiB; store less"
             )
         }
+        try writeSealed(items, at: filePath, service: service, describing: "the store file")
+    }
+
+    /// Seals `items` for `service` and replaces the file at `path` with them, atomically and durably, or
+    /// removes the file when there are none.
+    func writeSealed(_ items: [String: Data], at path: String, service: String, describing name: String)
+        throws(SecureStoreError)
+    {
         do {
             if items.isEmpty {
-                try AtomicFile.remove(filePath)
+                try AtomicFile.remove(path)
             } else {
-                try AtomicFile.write(Format.seal(items, service: service, keys: storeKeys), to: filePath)
+                try AtomicFile.write(Format.seal(items, service: service, keys: storeKeys), to: path)
             }
         } catch let error as SystemCallError {
-            throw SecureStoreError(error, while: "writing the store file")
+            throw SecureStoreError(error, while: "writing \(name)")
         } catch let error as SecureStoreError {
             throw error
         } catch {
-            throw SecureStoreError(code: .ioFailure, message: "writing the store file '\(filePath)' failed")
+            throw SecureStoreError(code: .ioFailure, message: "writing \(name) '\(path)' failed")
         }
     }
 }

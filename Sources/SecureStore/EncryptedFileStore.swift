@@ -85,11 +85,17 @@ public struct EncryptedFileStore: SecureStore {
     /// Removes this service's store file (and stale temporary files), leaving other services' files alone.
     ///
     /// It does not read the file first, so it also clears a damaged file or one written with another key.
+    /// Its journal (see ``SecureStoreJournal``) goes with it.
     /// The empty lock file stays (see the type's documentation).
     public func deleteAll() throws(SecureStoreError) {
         let lock = try lockStore()
         defer { lock.unlock() }
         try writeItems([:])
+        do {
+            try AtomicFile.remove(journalPath)
+        } catch {
+            throw SecureStoreError(error, while: "removing the store's journal")
+        }
     }
 
     /// The keys of this service's items, sorted.

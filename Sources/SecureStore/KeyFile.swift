@@ -16,6 +16,10 @@ enum KeyFile {
     /// Reads the key at `path`, creating the file with a random key when it does not exist.
     static func loadOrCreate(_ path: String) throws(SecureStoreError) -> SymmetricKey {
         if let key = try load(path) { return key }
+        // A creator killed between its temporary file and the link left that file behind (it holds a key
+        // nobody uses); one untouched for a minute is not a creator still at work.
+        AtomicFile.removeStaleTemporaries(
+            of: URL(fileURLWithPath: path).lastPathComponent, in: AtomicFile.folder(of: path), olderThan: 60)
         do {
             try create(path)
         } catch {
@@ -49,6 +53,7 @@ enum KeyFile {
         } catch {
             throw SecureStoreError(error, while: "reading the key file")
         }
+        try StoreFolder.requireOwnership(info, of: path, what: "key file")
         if info.st_mode & 0o077 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw SecureStoreError(

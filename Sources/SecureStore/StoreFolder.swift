@@ -40,11 +40,16 @@ enum StoreFolder {
             let fd = try SystemCall.open(folder, O_RDONLY | O_DIRECTORY)
             defer { close(fd) }
             let info = try SystemCall.status(fd, path: folder)
+            try requireOwnership(info, of: folder, what: "store folder")
             if info.st_mode & 0o077 != 0 {
                 try SystemCall.setMode(fd, 0o700, path: folder)
             }
-        } catch {
+        } catch let error as SecureStoreError {
+            throw error
+        } catch let error as SystemCallError {
             throw SecureStoreError(error, while: "preparing the store folder")
+        } catch {
+            throw SecureStoreError(code: .ioFailure, message: "the store folder '\(folder)' cannot be prepared")
         }
         do {
             let fd = try SystemCall.open(dataFile, O_RDONLY | O_NOFOLLOW)
@@ -58,6 +63,18 @@ enum StoreFolder {
         } catch {
             throw SecureStoreError(error, while: "checking the store file")
         }
+    }
+
+    /// Refuses a folder or file that belongs to another user: its owner could read or replace what is kept
+    /// there (tightening its mode would not help, and would fail).
+    static func requireOwnership(_ info: stat, of path: String, what: String) throws(SecureStoreError) {
+        let me = geteuid()
+        guard info.st_uid != me else { return }
+        throw SecureStoreError(
+            code: .permissionDenied,
+            message: "the \(what) '\(path)' belongs to user \(info.st_uid), not to you (user \(me)); "
+                + "use a folder of your own, or have its owner remove it"
+        )
     }
 
     /// Creates `folder` and its missing parents, each with mode 0700 (set with `fchmod` for new ones).

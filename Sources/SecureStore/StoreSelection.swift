@@ -87,16 +87,19 @@ public struct StoreSelection: Sendable {
             return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: nil), advice: nil)
         }
         let keyringKey = KeyringKey(service: service, folder: folder, configuration: keyring)
-        let state = Result { () throws(SecureStoreError) in try keyringKey.exists() }
+        // Read once: a key found here is handed to the store, which then does not ask the keyring again.
+        let state = Result { () throws(SecureStoreError) in try keyringKey.load() }
         switch (state, policy) {
-        case (.success(false), _) where files.keyFile && files.store:
+        case (.success(nil), _) where files.keyFile && files.store:
             let reason = "the store in \(folder) was created with the key file \(keyFile)"
             let advice = "to move it to the keyring, sign out, delete that file and sign in again"
             if policy == .requireKeyring {
                 throw SecureStoreError(code: .unavailable, message: reason + "; " + advice)
             }
             return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: reason), advice: advice)
-        case (.success, _):
+        case (.success(let key?), _):
+            return try open(.key(key), .keyring, advice: nil)
+        case (.success(nil), _):
             return try open(.secretService(keyring), .keyring, advice: nil)
         case (.failure(let error), .automatic) where error.code == .unavailable && !(files.store && !files.keyFile):
             let reason = (error.underlyingError as? SecretServiceFailure)?.shortReason ?? error.message

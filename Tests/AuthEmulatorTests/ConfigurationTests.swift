@@ -3,6 +3,8 @@ import AuthEmulator
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SessionKitTesting
+import Synchronization
 import Testing
 
 @Suite("Configuration, summary and persistence")
@@ -32,9 +34,9 @@ struct ConfigurationTests {
     }
 
     @Test func loadsFromAFileAndReportsBadFiles() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = try TemporaryFolder(prefix: "emulator-config")
+        defer { folder.remove() }
+        let directory = folder.url
         let good = directory.appendingPathComponent("good.json")
         try Data(#"{"testControlsEnabled": true}"#.utf8).write(to: good)
         #expect(try AuthEmulator.Configuration.load(contentsOf: good).testControlsEnabled)
@@ -118,6 +120,55 @@ struct ConfigurationTests {
             let user = try await h.get("api/v2/users/auth0%7C65a1f0c0ffee000000000001", headers: h.bearer(token))
             #expect(user.json["user_metadata"]?.objectValue?["saved"] == true)
         }
+    }
+
+    @Test("a host that is not loopback is refused unless explicitly allowed (issue 17, item 7)")
+    func nonLoopbackHost() async throws {
+        for host in ["0.0.0.0", "192.0.2.10", "example.com", "::"] {
+            await #expect(throws: AuthEmulatorError.self) {
+                let emulator = try await AuthEmulator.start(configuration: .testing { $0.host = host })
+                await emulator.stop()
+            }
+        }
+        let decoded = try JSONDecoder().decode(
+            AuthEmulator.Configuration.self, from: Data(#"{"host": "0.0.0.0", "allowNonLoopbackHost": true}"#.utf8))
+        #expect(decoded.allowNonLoopbackHost)
+        let local = try await AuthEmulator.start(configuration: .testing { $0.host = "localhost" })
+        await local.stop()
+    }
+
+    /// A watcher thread samples the folder while the emulator rewrites its state file 150 times: a file created
+    /// with the umask's mode and tightened afterwards (Foundation's atomic write) is caught at 0644.
+    @Test("the state file and its temporary files are never readable by others, even for an instant")
+    func stateFileMode() async throws {
+        let folder = try TemporaryFolder(prefix: "emulator-state")
+        defer { folder.remove() }
+        let path = folder.path + "/state.json"
+        let loose = Mutex<[String]>([])
+        let stop = Atomic<Bool>(false)
+        let watcher = Thread {
+            while !stop.load(ordering: .relaxed) {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                    var info = stat()
+                    if lstat(folder.path + "/" + name, &info) == 0, info.st_mode & 0o077 != 0 {
+                        loose.withLock { $0.append("\(name) \(String(info.st_mode & 0o777, radix: 8))") }
+                    }
+                }
+            }
+        }
+        watcher.start()
+        try await Harness.with(.testing { $0.stateFile = path }) { h in
+            for _ in 0..<150 {
+                let step = try await h.send(
+                    .POST, "__emulator/clock/advance", body: #"{"seconds":1}"#, contentType: "application/json")
+                #expect(step.status == 200)
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(loose.withLock { $0 }.isEmpty, "\(loose.withLock { $0 }.prefix(5))")
+        #expect(try TemporaryFolder.contents(folder.path) == ["state.json"])
     }
 
     @Test func stopClosesTheListener() async throws {

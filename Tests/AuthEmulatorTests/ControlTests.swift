@@ -47,7 +47,16 @@ struct ControlTests {
 
             await #expect(throws: AuthEmulatorError.self) { try await h.emulator.controls.advanceClock(by: .infinity) }
             await #expect(throws: AuthEmulatorError.self) { try await h.emulator.controls.advanceClock(by: -1) }
-            let rotated = try await h.send(.POST, "__emulator/keys/rotate")
+            // A cross-site page can POST text/plain or a form without a preflight: refused, nothing rotated.
+            let before = try await h.emulator.controls.currentKeyID()
+            for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+                #expect(try await h.send(.POST, "__emulator/keys/rotate", body: "{}", contentType: type).status == 415)
+                let fault = #"{"endpoint":"token","fault":{"action":"dropConnection"}}"#
+                #expect(try await h.send(.POST, "__emulator/faults", body: fault, contentType: type).status == 415)
+            }
+            #expect(try await h.send(.POST, "__emulator/keys/rotate").status == 415, "no content type at all")
+            #expect(try await h.emulator.controls.currentKeyID() == before)
+            let rotated = try await h.send(.POST, "__emulator/keys/rotate", body: "{}", contentType: "application/json")
             #expect(rotated["kid"] == (try await h.emulator.controls.currentKeyID()))
 
             let device = try await h.postForm("oauth/device/code", ["client_id": Harness.native])
@@ -60,7 +69,9 @@ struct ControlTests {
                 .POST, "__emulator/device/approve", body: approve, contentType: "application/json")
             #expect(again.status == 404)
 
-            let revoke = try await h.send(.POST, "__emulator/users/auth0%7C65a1f0c0ffee000000000001/revoke")
+            let revoke = try await h.send(
+                .POST, "__emulator/users/auth0%7C65a1f0c0ffee000000000001/revoke", body: "{}",
+                contentType: "application/json")
             #expect(revoke.json["revoked"] == 1)
             #expect(
                 try await h.send(.POST, "__emulator/faults", body: "{}", contentType: "application/json").status == 400)

@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitTesting
 import Testing
 
 @Suite("EncryptedFileStore: concurrent writers in one process")

@@ -1,4 +1,5 @@
 import SecureStore
+import SecureStoreTesting
 import SessionKitTesting
 import Testing
 

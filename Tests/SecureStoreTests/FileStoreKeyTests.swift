@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SecureStore
+import SessionKitTesting
 import Testing
 
 #if canImport(Darwin)

@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitTesting
 import Testing
 
 #if canImport(Darwin)

@@ -113,3 +113,34 @@ struct SecretServiceEnvelopeTests {
         return String(decoding: output, as: UTF8.self)
     }
 }
+
+/// Issue 17, item 3: several processes using the keyring for a folder for the first time at once must end
+/// up with one key, and every one of them must be able to read what the others wrote.
+@Suite(
+    "Keyring key: first use from many processes at once",
+    .enabled(if: TestKeyring.shouldRun, "needs an unlocked Secret Service: run under scripts/with-keyring")
+)
+struct KeyringFirstUseTests {
+    @Test("eight processes racing on first use create one key, and the store stays readable")
+    func race() async throws {
+        try TestKeyring.require()
+        try await TestKeyring.withAccess {
+            try await TemporaryFolder.with { folder in
+                let service = "first-use.\(UUID().uuidString)"
+                let children = try (0..<8).map { index in
+                    try ChildProcess.spawn(
+                        try ChildProcess.toolPath(),
+                        [folder, service, "select", "keyring", folder + "/report-\(index)"],
+                        environment: ProcessInfo.processInfo.environment)
+                }
+                let results = children.map { $0.wait() }
+                #expect(results.allSatisfy { $0 == .exited(0) }, "\(results)")
+                let keyItems = SecretServiceStore(service: service + ".file-key")
+                #expect(try keyItems.keys().count == 1, "one key for the folder")
+                let reopened = try StoreSelection.make(service: service, folder: folder, policy: .requireKeyring)
+                #expect(try reopened.store.string(forKey: "probe") == "written")
+                try keyItems.deleteAll()
+            }
+        }
+    }
+}

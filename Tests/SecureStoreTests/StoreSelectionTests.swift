@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitTesting
 import Testing
 
 @Suite("StoreSelection without a keyring: fallback or a typed error, never a hang")

@@ -1,42 +1,13 @@
 import Crypto
 import Foundation
 import SecureStore
+import SessionKitTesting
 
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
     import Glibc
 #endif
-
-/// A fresh folder under the system's temporary folder, removed by ``remove()``.
-struct TemporaryFolder {
-    let path: String
-
-    init() throws {
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("securestore-test-XXXXXX")
-        var template = Array(base.path.utf8CString)
-        guard mkdtemp(&template) != nil else {
-            throw SecureStoreError(code: .ioFailure, message: "mkdtemp failed with errno \(errno)")
-        }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Runs `body` with a new folder and removes the folder afterwards.
-    static func with<R>(_ body: (String) async throws -> R) async throws -> R {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        return try await body(folder.path)
-    }
-
-    /// The names of the files in `path`, sorted.
-    static func contents(_ path: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-    }
-}
 
 /// The permission bits of the file at `path` (`lstat`, following no links), or `nil` when it is missing.
 func permissions(_ path: String) -> mode_t? {

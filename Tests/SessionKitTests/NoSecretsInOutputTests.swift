@@ -7,6 +7,9 @@ import Testing
 
 @Suite("No secret in any log line, error or description")
 struct NoSecretsInOutputTests {
+    /// A short, unknown member value, as Auth0's `mfa_token` is.
+    static let mfaToken = "mfa-Fe26.2**0bd3"
+
     @Test("a whole session at trace level logs no token, password or code")
     func logsAreClean() async throws {
         try await LiveEmulator.with { emulator in
@@ -44,6 +47,27 @@ struct NoSecretsInOutputTests {
                     Issue.record("a secret (\(secret.prefix(6))…) appeared in: \(text.prefix(80))")
                 }
             }
+        }
+    }
+
+    /// Issue 17, item 7: unknown response members are logged by name only. A transport in front of the real
+    /// emulator adds an `mfa_token` (as Auth0 sends with `mfa_required`) to the token answer.
+    @Test("unknown response members are logged by name only; personal data in userinfo too")
+    func unknownMembers() async throws {
+        try await LiveEmulator.with { emulator in
+            let collector = LogCapture()
+            let provider = ProviderClient(
+                configuration: try emulator.providerConfiguration(),
+                transport: RewritingTransport(answersTo: "/token") { $0["mfa_token"] = .string(Self.mfaToken) },
+                logger: collector.logger)
+            let credentials = try await provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            _ = try await provider.userInfo(accessToken: credentials.accessToken)
+            let log = collector.lines.joined(separator: "\n")
+            #expect(log.contains("mfa_token"), "the member's name is logged")
+            #expect(!log.contains(Self.mfaToken), "its value is not")
+            #expect(!log.contains(AuthEmulator.User.aliceEmail), "nor is the user's email")
+            #expect(log.contains("token_type=Bearer"), "protocol fields keep their values")
         }
     }
 }

@@ -111,6 +111,22 @@ struct ResilienceTests {
         }
     }
 
+    /// Issue 17, item 7: a discovery document or key set may come from a cache whose `Date` is old; only
+    /// answers made for the request (token, userinfo) teach the clock offset.
+    @Test("the clock offset is learned from token and userinfo answers, not from discovery or the key set")
+    func clockOffsetSources() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            live.time.advance(by: -7200)
+            _ = try await live.provider.metadata()
+            try await live.provider.preloadSigningKeys()
+            #expect(await live.provider.serverClockOffset == 0, "discovery and JWKS taught nothing")
+            try await live.signIn()
+            #expect(abs(await live.provider.serverClockOffset - 7200) < 5, "the token answer did")
+        }
+    }
+
     @Test("a device clock two hours slow still validates ID tokens, using the provider's Date header")
     func skewedClock() async throws {
         try await LiveEmulator.with { emulator in
@@ -191,5 +207,36 @@ private final class RecordingTransport: HTTPTransport {
         let error = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
         log.withLock { $0.append(Exchange(sent: sent, received: Date(), error: error)) }
         return response
+    }
+}
+
+/// Issue 12, item 2 (OpenID Connect Core 5.3.2). The emulator always answers with the token's own user, so a
+/// transport in front of it rewrites the userinfo answer's `sub`: the only fake part, said here.
+@Suite("A userinfo answer about another user is refused")
+struct UserInfoSubjectTests {
+    @Test("another sub: validationFailed (subject), not retryable, session kept, nothing cached")
+    func foreignSubject() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            try await live.signIn()
+            let session = SessionManager(
+                provider: ProviderClient(
+                    configuration: live.configuration,
+                    transport: RewritingTransport(answersTo: "/userinfo") {
+                        $0["sub"] = .string(AuthEmulator.User.bobID)
+                    }, clock: live.time.clock),
+                store: try LiveSession.makeStore(live.folder), clock: live.time.clock)
+            do {
+                _ = try await session.userInfo()
+                Issue.record("a profile of another user must be refused")
+            } catch let error as SessionKitError {
+                #expect(error.code == .validationFailed && error.failedCheck == .subject, "\(error)")
+                #expect(!error.isRetryable)
+            }
+            #expect(try await session.hasSession())
+            #expect(try await session.cachedProfile() == nil)
+            #expect(try await live.session.userInfo().subject == AuthEmulator.User.aliceID, "the real one passes")
+        }
     }
 }

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SessionKit
 import SessionKitTesting
+import Synchronization
 import Testing
 
 @Suite("Sign-in grants against the live emulator")
@@ -99,7 +100,8 @@ struct SignInFlowTests {
         try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
             emulator in
             let provider = ProviderClient(
-                configuration: try emulator.providerConfiguration(), transport: IDTokenStrippingTransport())
+                configuration: try emulator.providerConfiguration(),
+                transport: RewritingTransport(answersTo: "/token") { $0["id_token"] = nil })
             let password = try await provider.signIn(
                 username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
             #expect(password.idToken == nil)
@@ -132,6 +134,40 @@ struct SignInFlowTests {
         _ = try ProviderConfiguration(issuer: try #require(URL(string: "https://example.com/")), clientID: "c")
     }
 
+    @Test("an endpoint override or a discovered endpoint over plain http to a remote host is refused")
+    func plainHTTPEndpoints() async throws {
+        try await LiveEmulator.with { emulator in
+            let remote = try #require(URL(string: "http://example.com/oauth/token"))
+            #expect(throws: SessionKitError.self) {
+                try ProviderConfiguration(
+                    issuer: emulator.issuer, clientID: AuthEmulator.Client.nativeID, endpoints: .init(token: remote))
+            }
+            // Set after creation, or listed by the discovery document: refused before anything is sent there.
+            var overridden = try emulator.providerConfiguration()
+            overridden.endpoints.revocation = remote
+            let transport = DiscoveryRewritingTransport(
+                endpoint: "userinfo_endpoint", to: "http://example.com/userinfo")
+            for provider in [
+                ProviderClient(configuration: overridden),
+                ProviderClient(configuration: try emulator.providerConfiguration(), transport: transport),
+            ] {
+                let credentials = try await provider.signIn(
+                    username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+                await #expect {
+                    if provider.configuration.endpoints.revocation == nil {
+                        _ = try await provider.userInfo(accessToken: credentials.accessToken)
+                    } else {
+                        try await provider.revoke(try #require(credentials.refreshToken))
+                    }
+                } throws: { error in
+                    (error as? SessionKitError)?.code == .invalidConfiguration
+                        && (error as? SessionKitError)?.message.contains("must use https") == true
+                }
+            }
+            #expect(transport.remoteRequests.withLock { $0 } == 0)
+        }
+    }
+
     @Test("a provider that cannot be reached is a retryable network failure")
     func unreachable() async throws {
         var configuration = try ProviderConfiguration(
@@ -147,16 +183,83 @@ struct SignInFlowTests {
     }
 }
 
-/// The real transport, with `id_token` removed from every token-endpoint answer.
-private struct IDTokenStrippingTransport: HTTPTransport {
+/// The real transport, with one endpoint of the discovery document replaced; counts requests to other hosts.
+private final class DiscoveryRewritingTransport: HTTPTransport {
     let inner = AsyncHTTPClientTransport()
+    let endpoint: String
+    let replacement: String
+    let remoteRequests = Mutex(0)
+
+    init(endpoint: String, to replacement: String) {
+        self.endpoint = endpoint
+        self.replacement = replacement
+    }
 
     func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
+        if request.url.host != "127.0.0.1" { remoteRequests.withLock { $0 += 1 } }
         var response = try await inner.send(request, timeout: timeout)
-        guard request.url.path.hasSuffix("/token"), case .object(var object)? = try? JSONValue(parsing: response.body)
+        guard request.url.path.hasSuffix("/openid-configuration"),
+            case .object(var object)? = try? JSONValue(parsing: response.body)
         else { return response }
-        object["id_token"] = nil
+        object[endpoint] = .string(replacement)
         response.body = (try? JSONValue.object(object).jsonData()) ?? response.body
         return response
+    }
+}
+
+/// Issue 17, item 6: numbers from the network or the caller never crash the process.
+@Suite("No crash from input: out-of-range numbers are refused or clamped")
+struct NumericInputTests {
+    /// The emulator refuses such an interval in its own configuration, so a transport in front of it
+    /// rewrites its device-authorization answer (the only fake part; everything else is real HTTP).
+    @Test("a device authorization with an interval of 1e300 or a negative one is refused", arguments: ["1e300", "-1"])
+    func deviceNumbers(interval: String) async throws {
+        try await LiveEmulator.with { emulator in
+            let transport = RewritingTransport(answersTo: "/device/code") {
+                $0["interval"] = .double(Double(interval) ?? 0)
+            }
+            let provider = ProviderClient(configuration: try emulator.providerConfiguration(), transport: transport)
+            await #expect {
+                _ = try await provider.startDeviceAuthorization()
+            } throws: { error in
+                (error as? SessionKitError)?.code == .invalidResponse
+                    && (error as? SessionKitError)?.message.contains("out of range") == true
+            }
+        }
+    }
+
+    @Test("a max_age or a listener port out of range is refused, not a crash")
+    func maxAgeAndPort() async throws {
+        try await LiveEmulator.with { emulator in
+            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+            let redirect = try #require(URL(string: "http://127.0.0.1:9/callback"))
+            for maxAge in [Double.nan, -1, 1e300] {
+                await #expect(throws: SessionKitError.self) {
+                    _ = try await provider.authorizationRequest(redirectURI: redirect, maxAge: maxAge)
+                }
+            }
+            for port in [-1, 65_536, Int.max] {
+                await #expect {
+                    _ = try await LoopbackRedirectListener.start(port: port)
+                } throws: { ($0 as? SessionKitError)?.code == .invalidInput }
+            }
+        }
+    }
+
+    @Test("a request timeout out of range is refused at creation and clamped when set later")
+    func requestTimeout() async throws {
+        try await LiveEmulator.with { emulator in
+            #expect(throws: SessionKitError.self) {
+                try ProviderConfiguration(
+                    issuer: emulator.issuer, clientID: AuthEmulator.Client.nativeID, requestTimeout: .seconds(Int64.max)
+                )
+            }
+            var configuration = try emulator.providerConfiguration()
+            configuration.requestTimeout = .seconds(Int64.max)
+            let provider = ProviderClient(configuration: configuration)
+            let credentials = try await provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            #expect(try await provider.renew(credentials).canRenew)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import SessionKitTesting
 import Synchronization
 import Testing
 
@@ -9,12 +10,12 @@ struct CLI: Sendable {
     let home: URL
     /// Extra environment, such as the issuer and client id.
     var environment: [String: String]
+    /// The program to run: `sessionctl`, or `sessionkit-emulator`.
+    var program = "sessionctl"
 
     /// A CLI with a fresh home, configured (by environment) for `emulator`'s native client.
     static func make(for emulator: AuthEmulator? = nil, extra: [String: String] = [:]) throws -> CLI {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sessionctl-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let home = try TemporaryFolder(prefix: "sessionctl-tests").url
         // The file store unless a test asks for another: these tests read the store through its key file, and
         // run under scripts/with-keyring in CI, where `auto` would pick the keyring.
         var environment = ["SESSIONCTL_STORE": "file"].merging(extra) { $1 }
@@ -28,17 +29,24 @@ struct CLI: Sendable {
     /// The sessions folder this CLI uses.
     var sessionsFolder: URL { home.appendingPathComponent("state/sessionctl") }
 
-    /// The path of the built binary, next to the test bundle.
-    static func binary() throws -> String {
+    /// `sessionkit-emulator` in a fresh home.
+    static func emulatorProgram() throws -> CLI {
+        var cli = try make()
+        cli.program = "sessionkit-emulator"
+        return cli
+    }
+
+    /// The path of the built program `name`, next to the test bundle.
+    static func binary(_ name: String = "sessionctl") throws -> String {
         var folders: [String] = []
         if let first = CommandLine.arguments.first {
             folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
         }
         folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
-        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/sessionctl") {
-            return folder + "/sessionctl"
+        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
+            return folder + "/" + name
         }
-        throw TestFailure("sessionctl was not built; looked in \(folders)")
+        throw TestFailure("\(name) was not built; looked in \(folders)")
     }
 
     /// A finished run.
@@ -107,7 +115,7 @@ struct CLI: Sendable {
     /// Starts `sessionctl arguments...`, with `input` on standard input.
     func start(_ arguments: [String], input: String? = nil) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.executableURL = URL(fileURLWithPath: try Self.binary(program))
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SESSIONCTL_") }
         env["HOME"] = home.path

@@ -167,4 +167,27 @@ struct CommandTests {
             #expect(damaged.stderr.contains("damaged"))
         }
     }
+
+    @Test("a damaged store is cleared by logout and replaced by login, each saying so (issue 17, item 4)")
+    func damagedStoreWayOut() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            try cli.damageStore()
+            let logout = try await cli.run(["logout"])
+            #expect(logout.status == 0, "\(logout.stderr)")
+            #expect(logout.stderr.contains("deleted without revoking"))
+            #expect(try await cli.run(["status"]).status == 1, "signed out, no longer damaged")
+
+            try await cli.signIn()
+            try cli.damageStore()
+            let login = try await cli.run(
+                ["login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail],
+                input: AuthEmulator.User.alicePassword + "\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("replaced by this sign-in"))
+            #expect(try await cli.run(["token"]).status == 0)
+        }
+    }
 }

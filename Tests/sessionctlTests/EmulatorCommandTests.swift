@@ -8,13 +8,13 @@ import Testing
     import Glibc
 #endif
 
-@Suite("sessionctl emulator, help, completions and logout --no-revoke")
+@Suite("sessionkit-emulator serve and demo; sessionctl help, completions and logout --no-revoke")
 struct EmulatorCommandTests {
-    @Test("emulator prints its issuer and seeded clients, serves discovery, and stops on Ctrl-C")
+    @Test("serve prints its issuer and seeded clients, serves discovery, and stops on Ctrl-C")
     func emulator() async throws {
-        let cli = try CLI.make()
+        let cli = try CLI.emulatorProgram()
         defer { cli.cleanUp() }
-        let running = try cli.start(["emulator"])
+        let running = try cli.start(["serve"])
         let deadline = ContinuousClock.now + .seconds(15)
         while !running.stdoutText.contains("Ctrl-C"), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -33,15 +33,29 @@ struct EmulatorCommandTests {
         #expect(result.status == 0)
     }
 
+    @Test("demo walks the whole story against an in-process emulator and checks every step (the README's first line)")
+    func demo() async throws {
+        let cli = try CLI.emulatorProgram()
+        defer { cli.cleanUp() }
+        let result = try await cli.start(["demo"]).finish(timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("steps passed"))
+        #expect(!result.stdout.contains("✘"))
+    }
+
     @Test(
         "every command answers --help",
         arguments: [
-            [], ["configure"], ["login"], ["status"], ["token"], ["whoami"], ["metadata"], ["metadata", "set"],
-            ["refresh"], ["logout"], ["emulator"], ["demo"],
+            ["sessionctl"], ["sessionctl", "configure"], ["sessionctl", "login"], ["sessionctl", "status"],
+            ["sessionctl", "token"], ["sessionctl", "whoami"], ["sessionctl", "metadata"],
+            ["sessionctl", "metadata", "set"], ["sessionctl", "refresh"], ["sessionctl", "logout"],
+            ["sessionkit-emulator"], ["sessionkit-emulator", "serve"], ["sessionkit-emulator", "demo"],
         ]
     )
     func help(command: [String]) async throws {
-        let cli = try CLI.make()
+        var cli = try CLI.make()
+        cli.program = command[0]
+        let command = Array(command.dropFirst())
         defer { cli.cleanUp() }
         let result = try await cli.run(command + ["--help"])
         #expect(result.status == 0)
@@ -64,11 +78,9 @@ struct EmulatorCommandTests {
             let cli = try CLI.make(for: emulator)
             defer { cli.cleanUp() }
             try await cli.signIn()
-            let store = try EncryptedFileStoreReader(folder: cli.sessionsFolder)
-            let session = SessionManager(
-                provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store.store
-            )
-            let credentials = try #require(try await session.storedCredentials())
+            let credentials = try #require(
+                try await EncryptedFileStoreReader(folder: cli.sessionsFolder).credentials(
+                    for: try emulator.providerConfiguration()))
             let result = try await cli.run(["logout", "--no-revoke"])
             #expect(result.status == 0)
             #expect(!result.stdout.contains("revoked"))

@@ -24,25 +24,22 @@ struct CLISignInFlowTests {
         }
     }
 
-    @Test("login --browser --no-open prints the URL, receives the redirect on 127.0.0.1, exchanges the code")
+    @Test("login --browser --no-open prints a short start link, receives the redirect on 127.0.0.1, exchanges the code")
     func browser() async throws {
         try await LiveEmulator.with(LiveEmulator.configuration { $0.autoSignInUser = AuthEmulator.User.aliceEmail }) {
             emulator in
             let cli = try CLI.make(for: emulator)
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--browser", "--no-open"])
-            let shown = try await login.waitForStderr(containing: "Waiting for the browser")
-            let line = try #require(shown.split(separator: "\n").first { $0.contains("/authorize?") })
-            let authorize = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
+            let start = try await login.startLink()
+            let browser = LoopbackBrowser()
+            let authorize = try await browser.authorizationURL(fromStart: start)
             #expect(authorize.query?.contains("code_challenge_method=S256") == true)
-            // The "browser": follow the emulator's redirect to the loopback listener.
-            let transport = AsyncHTTPClientTransport()
-            let redirect = try await transport.send(HTTPRequest(method: "GET", url: authorize), timeout: .seconds(5))
-            let callback = try #require(redirect.header("Location").flatMap(URL.init(string:)))
+            let callback = try await browser.redirect(fromAuthorization: authorize)
             #expect(callback.host == "127.0.0.1")
-            let page = try await transport.send(HTTPRequest(method: "GET", url: callback), timeout: .seconds(5))
+            let page = try await browser.get(callback)
             #expect(page.status == 200)
-            #expect(String(decoding: page.body, as: UTF8.self).contains("Signed in"))
+            #expect(page.text.contains("Signed in as \(AuthEmulator.User.aliceEmail)"))
             let result = try await login.finish()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try await cli.run(["status"]).status == 0)

@@ -4,7 +4,7 @@ extension AuthEmulator {
     /// Everything that shapes one emulator instance: where it listens, how it signs, how long tokens live,
     /// which clients and users it knows, and which test hooks are on.
     ///
-    /// The type is `Codable` so that `sessionctl emulator --config FILE` can load it from JSON. Every key is
+    /// The type is `Codable` so that `sessionkit-emulator serve --config FILE` can load it from JSON. Every key is
     /// optional in JSON: a missing key takes the default shown here.
     ///
     /// ```swift
@@ -14,8 +14,12 @@ extension AuthEmulator {
     /// let emulator = try await AuthEmulator.start(configuration: configuration)
     /// ```
     public struct Configuration: Sendable, Codable, Equatable {
-        /// The address to bind. Defaults to `127.0.0.1`; the emulator is meant for loopback only.
+        /// The address to bind. Defaults to `127.0.0.1`; the emulator is meant for loopback only, and refuses
+        /// any other address unless ``allowNonLoopbackHost`` is set.
         public var host: String
+        /// Allows a ``host`` that is not a loopback address. Off by default: the emulator publishes its
+        /// fixture passwords and, with test controls on, lets anyone who reaches it mint and revoke tokens.
+        public var allowNonLoopbackHost: Bool
         /// The port to bind, or `nil` (the default) for a free port chosen by the system.
         public var port: Int?
         /// The algorithm of the emulator's signing keys (RS256 by default).
@@ -43,6 +47,7 @@ extension AuthEmulator {
         /// Creates a configuration; every argument has the default described on its property.
         public init(
             host: String = "127.0.0.1",
+            allowNonLoopbackHost: Bool = false,
             port: Int? = nil,
             signingAlgorithm: SigningAlgorithm = .rs256,
             lifetimes: TokenLifetimes = .init(),
@@ -56,6 +61,7 @@ extension AuthEmulator {
             apis: [API] = [.demo]
         ) {
             self.host = host
+            self.allowNonLoopbackHost = allowNonLoopbackHost
             self.port = port
             self.signingAlgorithm = signingAlgorithm
             self.lifetimes = lifetimes
@@ -86,7 +92,7 @@ extension AuthEmulator {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case host, port, signingAlgorithm, lifetimes, refreshTokenRotation, keyRotationOverlap
+            case host, allowNonLoopbackHost, port, signingAlgorithm, lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis
         }
 
@@ -95,6 +101,7 @@ extension AuthEmulator {
             let defaults = Configuration()
             let c = try decoder.container(keyedBy: CodingKeys.self)
             self.host = try c.decodeIfPresent(String.self, forKey: .host) ?? defaults.host
+            self.allowNonLoopbackHost = try c.decodeIfPresent(Bool.self, forKey: .allowNonLoopbackHost) ?? false
             self.port = try c.decodeIfPresent(Int.self, forKey: .port)
             self.signingAlgorithm =
                 try c.decodeIfPresent(SigningAlgorithm.self, forKey: .signingAlgorithm) ?? defaults.signingAlgorithm

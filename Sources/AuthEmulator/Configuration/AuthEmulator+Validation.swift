@@ -1,8 +1,15 @@
+import Foundation
+
 extension AuthEmulator.Configuration {
     /// Checks the configuration for mistakes that would make the emulator misbehave.
     func validate() throws {
         func fail(_ message: String) -> AuthEmulatorError { AuthEmulatorError(.invalidConfiguration, message) }
         if host.isEmpty { throw fail("host must not be empty") }
+        if !allowNonLoopbackHost && !Self.isLoopback(host) {
+            throw fail(
+                "host \(host) is not a loopback address; the emulator publishes its fixture passwords, so it serves "
+                    + "127.0.0.1, ::1 or localhost unless allowNonLoopbackHost is set")
+        }
         if let port, !(0...65_535).contains(port) { throw fail("port \(port) is out of range") }
         let l = lifetimes
         let values = [
@@ -28,5 +35,11 @@ extension AuthEmulator.Configuration {
         {
             throw fail("autoSignInUser \(autoSignInUser) is not a configured user")
         }
+    }
+
+    /// Whether `host` names the loopback interface: `localhost`, `::1` or an address in 127.0.0.0/8.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 }

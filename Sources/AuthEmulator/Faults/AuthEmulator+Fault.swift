@@ -22,13 +22,24 @@ extension AuthEmulator {
             case dropConnection
             /// Process the request (state changes happen) and then close the connection without a response.
             case processThenDrop
+            /// Answer 200 with the head and the first bytes of a body, then send nothing more for ``Fault/latency``
+            /// seconds (5 by default) and close. Without processing.
+            case stalledBody
+            /// Answer 200 with a JSON body of 2 MiB, larger than any client should accept. Without processing.
+            case oversizedBody
+            /// Answer 200 with a profile for another user (a `sub` no token names), without processing: a
+            /// UserInfo response that OpenID Connect Core §5.3.2 says must not be used.
+            case otherSubject
+            /// Process the request (state changes happen), then send nothing for ``Fault/latency`` seconds (5 by
+            /// default) and close, as when the answer is lost on the way back.
+            case processThenStall
         }
 
         /// What to do.
         public var action: Action
         /// The HTTP status for ``Action/status``.
         public var status: Int?
-        /// Seconds of delay added before the action. Default 0.
+        /// Seconds of delay added before the action (for the stalling actions: how long they stall). Default 0.
         public var latency: Double
         /// How many matching requests to affect before the fault clears itself ("N failures then success");
         /// `nil` affects every matching request until the faults are cleared.
@@ -79,6 +90,15 @@ extension AuthEmulator {
         public static let dropConnection = Fault(action: .dropConnection)
         /// Process the request, then close the connection without answering.
         public static let processThenDrop = Fault(action: .processThenDrop)
+
+        /// Send the head and a few bytes of the body, then stall.
+        public static let stalledBody = Fault(action: .stalledBody)
+        /// Answer 200 with another user's profile (for `/userinfo`).
+        public static let otherSubject = Fault(action: .otherSubject)
+        /// Answer with a body of 2 MiB.
+        public static let oversizedBody = Fault(action: .oversizedBody)
+        /// Process the request, then stall without answering.
+        public static let processThenStall = Fault(action: .processThenStall)
 
         /// The same fault, affecting only the next `count` matching requests.
         public func times(_ count: Int) -> Fault {

@@ -55,6 +55,10 @@ struct AuthorizeEndpoint: Sendable {
         } catch {
             return failure(error)
         }
+        if parameters["action"] == "deny" {
+            let denied = OAuthError(.accessDenied, "The user cancelled the sign-in.")
+            return failure(.redirect(denied, redirectURI: request.redirectURI, state: request.state))
+        }
         guard let username = parameters["username"], let password = parameters["password"],
             let user = await core.state.authenticate(username: username, password: password)
         else {

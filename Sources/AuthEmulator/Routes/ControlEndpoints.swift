@@ -27,17 +27,20 @@ struct ControlEndpoints: Sendable {
             JSONResponse.make(["now": .number(core.clock.now.timeIntervalSince1970)])
         }
         group.post("clock/advance") { request, context -> Response in
-            try await run {
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
                 let body = try await request.decode(as: ClockAdvance.self, context: context)
                 try await controls.advanceClock(by: body.seconds)
                 return ["now": .number(core.clock.now.timeIntervalSince1970)]
             }
         }
-        group.post("keys/rotate") { _, _ -> Response in
-            try await run { ["kid": .string(try await controls.rotateSigningKeys())] }
+        group.post("keys/rotate") { request, _ -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run { ["kid": .string(try await controls.rotateSigningKeys())] }
         }
         group.post("faults") { request, context -> Response in
-            try await run {
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
                 let body = try await request.decode(as: FaultRequest.self, context: context)
                 try await controls.inject(body.fault, into: body.endpoint)
                 return [:]
@@ -52,22 +55,25 @@ struct ControlEndpoints: Sendable {
                 return [:]
             }
         }
-        group.post("users/:id/revoke") { _, context -> Response in
-            try await run {
+        group.post("users/:id/revoke") { request, context -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
                 let id = context.parameters.get("id") ?? ""
                 let userID = id.removingPercentEncoding ?? id
                 return ["revoked": .number(Double(try await controls.revokeGrants(forUser: userID)))]
             }
         }
         group.post("device/approve") { request, context -> Response in
-            try await run {
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
                 let body = try await request.decode(as: DeviceDecision.self, context: context)
                 try await controls.approveDevice(userCode: body.userCode, userID: body.userID ?? "")
                 return [:]
             }
         }
         group.post("device/deny") { request, context -> Response in
-            try await run {
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
                 let body = try await request.decode(as: DeviceDecision.self, context: context)
                 try await controls.denyDevice(userCode: body.userCode)
                 return [:]
@@ -86,6 +92,21 @@ struct ControlEndpoints: Sendable {
                 return [:]
             }
         }
+    }
+
+    /// A 415 answer unless `request` declares a JSON body. A web page can send a cross-site `POST` with
+    /// `text/plain` or a form body without asking first; a JSON one needs a CORS preflight, which the
+    /// emulator never grants, so no page the user has open can drive the controls.
+    private static func refuseUnlessJSON(_ request: Request) -> Response? {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard !type.hasPrefix("application/json") else { return nil }
+        return JSONResponse.make(
+            [
+                "error": "invalid_request",
+                "error_description": "Test controls take a JSON body: send Content-Type: application/json.",
+            ],
+            status: .unsupportedMediaType
+        )
     }
 
     /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.

@@ -26,7 +26,8 @@ enum HTMLPages {
         fields.map { "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\">" }.joined()
     }
 
-    /// The sign-in form; it posts the credentials with the authorize parameters to `/u/login`.
+    /// The sign-in form; it posts the credentials with the authorize parameters to `/u/login`. Its Cancel
+    /// button (`action=deny`) sends the user back with `access_denied`.
     static func signIn(carrying fields: [(String, String)], error: String? = nil, clientName: String) -> String {
         let message = error.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? ""
         return page(
@@ -36,7 +37,8 @@ enum HTMLPages {
             <form method="post" action="/u/login">\(hidden(fields))
             <label>Email <input name="username" type="email" autocomplete="username" required></label>
             <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-            <button type="submit">Continue</button></form>
+            <button type="submit">Continue</button>
+            <button type="submit" name="action" value="deny" formnovalidate>Cancel</button></form>
             """
         )
     }

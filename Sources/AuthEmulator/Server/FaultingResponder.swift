@@ -29,7 +29,8 @@ struct FaultingResponder: Sendable {
             return
         }
         core.logger.debug("Injecting fault", metadata: ["endpoint": "\(endpoint)", "action": "\(fault.action)"])
-        if fault.latency.isFinite, fault.latency > 0 {
+        let stalls = fault.action == .stalledBody || fault.action == .processThenStall
+        if !stalls, fault.latency.isFinite, fault.latency > 0 {
             try await Task.sleep(for: .milliseconds(Int(min(fault.latency, 600) * 1000)))
         }
         switch fault.action {
@@ -45,17 +46,9 @@ struct FaultingResponder: Sendable {
             if status.code == 429 || status.code == 503 { response.headers[.retryAfter] = "1" }
             try await write(response, to: writer)
         case .malformedBody:
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            let body = ByteBuffer(string: "{\"access_token\": \"unterminated, <html>not json</html>")
-            try await write(Response(status: .ok, headers: headers, body: .init(byteBuffer: body)), to: writer)
+            try await write(Self.json("{\"access_token\": \"unterminated, <html>not json</html>"), to: writer)
         case .truncatedBody:
-            var head = HTTPResponse(status: .ok)
-            head.headerFields[.contentType] = "application/json"
-            head.headerFields[.contentLength] = "512"
-            head.headerFields[.date] = core.clock.now.httpDate
-            var bodyWriter = try await writer.writeHead(head)
-            try await bodyWriter.write(ByteBuffer(string: "{\"access_token\":\"eyJhbGciOiJSUzI1NiIs"))
+            try await writePartialBody("{\"access_token\":\"eyJhbGciOiJSUzI1NiIs", to: writer)
             try await Task.sleep(for: .milliseconds(50))
             try await channel.close()
         case .dropConnection:
@@ -63,7 +56,44 @@ struct FaultingResponder: Sendable {
         case .processThenDrop:
             _ = await route(request, channel: channel)
             try await channel.close()
+        case .stalledBody:
+            try await writePartialBody("{\"access_token\":", to: writer)
+            try await Self.stall(channel, for: fault.latency)
+        case .oversizedBody:
+            try await write(Self.json("{\"padding\":\"" + String(repeating: "x", count: 2 << 20) + "\"}"), to: writer)
+        case .otherSubject:
+            let body: [String: EmulatorJSON] = ["sub": "auth0|someone-else", "name": "Someone Else"]
+            try await write(JSONResponse.make(body), to: writer)
+        case .processThenStall:
+            _ = await route(request, channel: channel)
+            try await Self.stall(channel, for: fault.latency)
         }
+    }
+
+    /// A 200 answer with `body` as its JSON.
+    private static func json(_ body: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// Sends a 200 head that declares a 512-byte JSON body, and then only `prefix` of it.
+    private func writePartialBody(_ prefix: String, to writer: consuming ResponseWriter) async throws {
+        var head = HTTPResponse(status: .ok)
+        head.headerFields[.contentType] = "application/json"
+        head.headerFields[.contentLength] = "512"
+        head.headerFields[.date] = core.clock.now.httpDate
+        var bodyWriter = try await writer.writeHead(head)
+        try await bodyWriter.write(ByteBuffer(string: prefix))
+    }
+
+    /// Keeps the connection open without sending anything for `seconds` (5 when not positive, 600 at most),
+    /// then closes it. The server does not notice a client that has gone away meanwhile (it reads nothing
+    /// while a request is being answered), so the stall has a length rather than waiting for the client.
+    private static func stall(_ channel: any Channel, for seconds: Double) async throws {
+        let length = seconds.isFinite && seconds > 0 ? min(seconds, 600) : 5
+        try await Task.sleep(for: .milliseconds(Int(length * 1000)))
+        try? await channel.close()
     }
 
     private func route(_ request: Request, channel: any Channel) async -> Response {

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What the optional state file keeps across restarts.
 struct StateSnapshot: Sendable, Codable {
     var users: [AuthEmulator.User]
@@ -26,11 +32,30 @@ struct StateSnapshot: Sendable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-            let url = URL(fileURLWithPath: path)
-            try encoder.encode(self).write(to: url, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try Self.writeOwnerOnly(try encoder.encode(self), to: path)
         } catch {
             throw AuthEmulatorError(.stateFile, "Cannot write the state file \(path)", underlying: error)
+        }
+    }
+
+    /// Writes `data` to a new file created 0600 (never readable by others, not even for an instant), then
+    /// renames it over `path`.
+    private static func writeOwnerOnly(_ data: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        do {
+            try FileHandle(fileDescriptor: fd, closeOnDealloc: false).write(contentsOf: data)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard fsync(fd) == 0, rename(temporary, path) == 0 else {
+            let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            unlink(temporary)
+            throw failure
         }
     }
 }

@@ -14,17 +14,18 @@ struct KeyringKey {
         account = URL(fileURLWithPath: folder).standardizedFileURL.path
     }
 
-    /// Whether the keyring holds a key for this store (throws when the keyring cannot be used).
-    func exists() throws(SecureStoreError) -> Bool {
-        try store.hasItem(forKey: account)
-    }
-
     /// Reads the key, creating a random one when there is none.
     ///
     /// Creation reads the key back after writing it, so that of two processes racing to create it both
     /// end up with the one the keyring kept (a race that loses a key needs both writes to land between the
     /// other's write and read-back).
+    /// The key, created when there is none yet. Creation happens under the store folder's key lock, and looks
+    /// again once the lock is held: two processes using the keyring for the first time at once would otherwise
+    /// each write a key, and the store written with the losing one could never be read again.
     func loadOrCreate() throws(SecureStoreError) -> SymmetricKey {
+        if let key = try load() { return key }
+        let lock = try FileLock.acquire(path: account + "/" + Self.lockFileName, timeout: .seconds(10))
+        defer { lock.unlock() }
         if let key = try load() { return key }
         try store.setData(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }, forKey: account)
         guard let key = try load() else {
@@ -36,7 +37,11 @@ struct KeyringKey {
         return key
     }
 
-    private func load() throws(SecureStoreError) -> SymmetricKey? {
+    /// The lock file, in the store folder, that serializes creating the folder's keyring key.
+    static let lockFileName = "keyring-key.lock"
+
+    /// The key, or `nil` when the keyring holds none for this folder yet.
+    func load() throws(SecureStoreError) -> SymmetricKey? {
         guard let bytes = try store.data(forKey: account) else { return nil }
         guard bytes.count == KeyFile.byteCount else {
             throw SecureStoreError(

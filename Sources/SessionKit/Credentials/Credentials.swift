@@ -64,6 +64,27 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible, CustomD
         return expiresAt.timeIntervalSince(now) > minTTL
     }
 
+    /// Whether these credentials serve a call that needs an access token valid for `minTTL` seconds, with
+    /// `scope` when one is named.
+    ///
+    /// When `minTTL` is as long as the provider's whole token lifetime, no renewal could satisfy it; a token
+    /// as fresh as the provider gives (less than a tenth of its lifetime gone) serves instead, so that callers
+    /// that ask for more renew once, not on every call.
+    func satisfies(minTTL: TimeInterval, scope: String?, now: Date) -> Bool {
+        if let scope, scope != self.scope { return false }
+        guard let expiresAt else { return true }
+        let remaining = expiresAt.timeIntervalSince(now)
+        if remaining > minTTL { return true }
+        let lifetime = expiresAt.timeIntervalSince(receivedAt)
+        return lifetime <= minTTL && remaining > 0 && remaining >= lifetime * 0.9
+    }
+
+    /// Whether the provider's tokens live shorter than `minTTL` seconds, judged by these credentials.
+    public func livesShorter(than minTTL: TimeInterval) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(receivedAt) <= minTTL
+    }
+
     /// The ID token's claims, decoded without verification (the provider client verified it before it
     /// was stored); `nil` when there is no ID token or it cannot be decoded.
     public var idTokenClaims: JWT? {

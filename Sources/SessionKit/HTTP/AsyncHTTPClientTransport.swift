@@ -8,8 +8,8 @@ import NIOHTTP1
 /// One client serves the whole process and is created on first use, so code that never goes to the
 /// network (reading valid credentials) starts no event loop.
 public struct AsyncHTTPClientTransport: HTTPTransport {
-    /// The largest response body accepted; a provider's answers are a few kilobytes.
-    public static let maximumBodySize = 1 << 20
+    /// The largest response body accepted: ``HTTPLimits/maximumBodySize``.
+    public static let maximumBodySize = HTTPLimits.maximumBodySize
 
     /// A transport over the process-wide client.
     public init() {}
@@ -33,13 +33,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         let host = request.url.host ?? "the provider"
         do {
-            let response = try await Self.client.execute(outgoing, timeout: .init(timeout))
-            let buffer = try await response.body.collect(upTo: Self.maximumBodySize)
-            let body = Data(buffer.readableBytesView)
-            return HTTPResponse(
-                status: Int(response.status.code),
-                headers: response.headers.map { (name: $0.name, value: $0.value) },
-                body: body
+            return try await Self.exchange(outgoing, timeout: timeout)
+        } catch is BodyDeadlineExceeded {
+            throw SessionKitError(
+                code: .timeout,
+                message: "\(host) did not finish its answer within \(timeout); the session is kept, try again later"
             )
         } catch let error as HTTPClientError
             where [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error)
@@ -68,9 +66,31 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 }
 
-extension TimeAmount {
-    fileprivate init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+extension AsyncHTTPClientTransport {
+    /// Thrown when the whole exchange, answer body included, outlasts its timeout.
+    private struct BodyDeadlineExceeded: Error {}
+
+    /// Sends `request` and collects the answer within `timeout` in all. AsyncHTTPClient's own deadline
+    /// ends once the head has arrived, so a body that stalls would otherwise hang the caller for ever; here
+    /// the exchange races a timer and is cancelled when the timer wins.
+    private static func exchange(_ request: HTTPClientRequest, timeout: Duration) async throws -> HTTPResponse {
+        try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: .clamped(timeout))
+                let buffer = try await response.body.collect(upTo: maximumBodySize)
+                return HTTPResponse(
+                    status: Int(response.status.code),
+                    headers: response.headers.map { (name: $0.name, value: $0.value) },
+                    body: Data(buffer.readableBytesView)
+                )
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw BodyDeadlineExceeded()
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw BodyDeadlineExceeded() }
+            return first
+        }
     }
 }

@@ -2,10 +2,12 @@ public import Foundation
 
 /// Sends one HTTP request and returns the whole response: the seam between SessionKit and the network.
 ///
-/// The default is ``AsyncHTTPClientTransport``. An app can supply its own (URLSession, a proxy-aware
-/// client). A transport must not follow redirects, must throw ``SessionKitError`` with
-/// ``SessionKitError/Code/networkFailure`` or ``SessionKitError/Code/timeout`` for transport failures,
-/// and must return any HTTP status, including errors, as a response.
+/// The default is ``AsyncHTTPClientTransport`` on Linux and ``URLSessionTransport`` on Apple platforms; an
+/// app can supply its own (a proxy-aware client). A transport must not follow redirects, must end the whole
+/// exchange (answer body included) within the timeout, must cap bodies at ``HTTPLimits/maximumBodySize``,
+/// must throw ``SessionKitError`` with ``SessionKitError/Code/networkFailure`` or
+/// ``SessionKitError/Code/timeout`` for transport failures, and must return any HTTP status, including
+/// errors, as a response.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, or throws when no response arrived in `timeout`.
     func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse
@@ -51,4 +53,10 @@ public struct HTTPResponse: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
+}
+
+/// Limits every transport keeps.
+public enum HTTPLimits {
+    /// The largest response body accepted; a provider's answers are a few kilobytes.
+    public static let maximumBodySize = 1 << 20
 }

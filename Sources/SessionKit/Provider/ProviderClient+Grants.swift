@@ -40,6 +40,14 @@ extension ProviderClient {
         scope: String? = nil,
         parameters extra: [String: String] = [:]
     ) async throws(SessionKitError) -> Credentials {
+        let received = try await sendRenewal(credentials, scope: scope, parameters: extra)
+        return try await accept(received, expecting: renewalExpectations(for: credentials))
+    }
+
+    /// Sends the refresh grant for `credentials` and returns the answer, its ID token not yet validated.
+    func sendRenewal(_ credentials: Credentials, scope: String?, parameters extra: [String: String] = [:])
+        async throws(SessionKitError) -> ReceivedTokens
+    {
         guard let refreshToken = credentials.refreshToken, !refreshToken.isEmpty else {
             throw SessionKitError(
                 code: .signInRequired,
@@ -52,10 +60,13 @@ extension ProviderClient {
         ]
         if let scope { parameters.append(("scope", scope)) }
         parameters += extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        return try await tokenRequest(
-            parameters,
-            expecting: .init(subject: credentials.idTokenClaims?.subject, previous: credentials)
-        )
+        return try await sendTokenRequest(parameters)
+    }
+
+    /// What a renewal's answer must satisfy: an ID token, if any, names the same user; tokens the answer
+    /// omits are kept from `credentials`.
+    func renewalExpectations(for credentials: Credentials) -> TokenExpectations {
+        TokenExpectations(subject: credentials.idTokenClaims?.subject, previous: credentials)
     }
 
     /// Trades a still-valid token for new credentials with an RFC 8693 token exchange: today's form of
@@ -105,7 +116,9 @@ extension ProviderClient {
             url: url,
             headers: [("Authorization", "Bearer \(accessToken.unsafeRawValue)"), ("Accept", "application/json")]
         )
+        let sentAt = clock.now()
         let response = try await send(request, endpoint: "userinfo endpoint")
+        learnClockOffset(from: response, sentAt: sentAt)
         if response.status == 401 {
             throw SessionKitError(
                 code: .providerError,
@@ -117,12 +130,5 @@ extension ProviderClient {
         }
         guard response.status == 200 else { throw providerFailure(response, endpoint: "userinfo endpoint") }
         return try UserProfile(json: response.body)
-    }
-}
-
-extension String {
-    /// Whether this space-separated scope string contains `scope`.
-    func hasScope(_ scope: String) -> Bool {
-        split(separator: " ").contains { $0 == scope }
     }
 }

@@ -15,18 +15,52 @@ extension ProviderClient {
         var previous: Credentials?
     }
 
+    /// A token endpoint's answer as it arrived: parsed, but its ID token not yet validated.
+    struct ReceivedTokens: Sendable {
+        /// The answer, or why it was refused.
+        var parsed: Result<TokenResponse, SessionKitError>
+        /// The answer's refresh token, read even when the rest of the answer was refused: once one has
+        /// arrived, the refresh token that was sent may be spent.
+        var refreshToken: Secret?
+        var receivedAt: Date
+    }
+
     /// Posts `parameters` to the token endpoint with the client's authentication, then checks and
     /// validates the answer.
     func tokenRequest(_ parameters: [(String, String)], expecting expectations: TokenExpectations)
         async throws(SessionKitError) -> Credentials
     {
+        try await accept(try await sendTokenRequest(parameters), expecting: expectations)
+    }
+
+    /// Posts `parameters` to the token endpoint and parses the answer, without validating its ID token.
+    ///
+    /// Once this returns, the provider has acted on the grant (a refresh token may have rotated): callers
+    /// must not send the same grant again whatever ``accept(_:expecting:)`` then says.
+    func sendTokenRequest(_ parameters: [(String, String)]) async throws(SessionKitError) -> ReceivedTokens {
         let url = try await metadata().endpoint(\.tokenEndpoint, named: "token", override: "token")
+        let sentAt = clock.now()
         let response = try await postForm(parameters, to: url, endpoint: "token endpoint")
+        learnClockOffset(from: response, sentAt: sentAt)
         guard response.status == 200 else {
             throw providerFailure(response, endpoint: "token endpoint")
         }
         let receivedAt = clock.now()
-        let tokens = try TokenResponse(body: response.body, endpoint: "token endpoint")
+        do {
+            let tokens = try TokenResponse(body: response.body, endpoint: "token endpoint")
+            return ReceivedTokens(parsed: .success(tokens), refreshToken: tokens.refreshToken, receivedAt: receivedAt)
+        } catch {
+            // An answer refused for another field may still carry a new refresh token, which must not be lost.
+            guard let refreshToken = TokenResponse.refreshToken(in: response.body) else { throw error }
+            return ReceivedTokens(parsed: .failure(error), refreshToken: refreshToken, receivedAt: receivedAt)
+        }
+    }
+
+    /// Validates the ID token of an answer, if any, and returns its credentials.
+    func accept(_ received: ReceivedTokens, expecting expectations: TokenExpectations) async throws(SessionKitError)
+        -> Credentials
+    {
+        let tokens = try received.parsed.get()
         if expectations.requireIDToken && tokens.idToken == nil {
             throw IDTokenValidator.failure(
                 .malformedIDToken, "the authorization-code answer has no ID token although openid was requested")
@@ -46,7 +80,16 @@ extension ProviderClient {
                 )
             )
         }
-        return tokens.credentials(receivedAt: receivedAt, keeping: expectations.previous)
+        return tokens.credentials(receivedAt: received.receivedAt, keeping: expectations.previous)
+    }
+
+    /// Loads the provider's signing keys now, unless they are loaded already, so that validating an ID token
+    /// that arrives later needs no request (unless the provider rotated its keys meanwhile).
+    ///
+    /// A renewal calls this before it sends the refresh token: a key set that cannot be fetched then costs
+    /// nothing, whereas after the answer it would leave a spent refresh token behind.
+    func preloadSigningKeys() async throws(SessionKitError) {
+        try await idTokenValidator().keys.preload()
     }
 
     /// Posts a form with `client_id` and, for confidential clients, `client_secret`.

@@ -33,12 +33,12 @@ public actor ProviderClient {
     /// Creates a client. Nothing is fetched until the first call that needs the provider.
     ///
     /// - Parameters:
-    ///   - transport: How requests are sent; AsyncHTTPClient by default.
+    ///   - transport: How requests are sent: ``defaultTransport`` unless given.
     ///   - clock: The source of "now" for every expiry decision.
     ///   - logger: Where to log requests (at debug, with every secret redacted); silent when `nil`.
     public init(
         configuration: ProviderConfiguration,
-        transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        transport: any HTTPTransport = ProviderClient.defaultTransport,
         clock: SessionClock = .system,
         logger: Logger? = nil
     ) {
@@ -63,6 +63,16 @@ public actor ProviderClient {
             discovery = nil
             throw Self.wrap(error)
         }
+    }
+
+    /// The platform's client: ``URLSessionTransport`` on Apple platforms, where `URLSession` is the system's
+    /// own HTTP stack, and ``AsyncHTTPClientTransport`` elsewhere.
+    public static var defaultTransport: any HTTPTransport {
+        #if canImport(Darwin)
+            URLSessionTransport.shared
+        #else
+            AsyncHTTPClientTransport()
+        #endif
     }
 
     /// "Now" as the provider sees it: our clock corrected by the offset its `Date` headers showed.
@@ -114,7 +124,7 @@ public actor ProviderClient {
         return IDTokenValidator(keys: cache, clientSecret: configuration.clientSecret)
     }
 
-    /// Sends `request`, logs it redacted, and learns the provider's clock from the `Date` header.
+    /// Sends `request` and logs it redacted.
     func send(_ request: HTTPRequest, endpoint: String, loggedBody: String? = nil) async throws(SessionKitError)
         -> HTTPResponse
     {
@@ -125,8 +135,7 @@ public actor ProviderClient {
                 "headers": "\(Redaction.headers(request.headers))", "body": "\(loggedBody ?? "")",
             ]
         )
-        let sentAt = clock.now()
-        let response = try await transport.send(request, timeout: configuration.requestTimeout)
+        let response = try await transport.send(request, timeout: configuration.effectiveRequestTimeout)
         logger?.debug(
             "response",
             metadata: [
@@ -134,11 +143,17 @@ public actor ProviderClient {
                 "body": "\(Redaction.json(response.body))",
             ]
         )
-        if let date = response.header("Date").flatMap(HTTPDate.parse) {
-            let offset = date.timeIntervalSince(sentAt)
-            clockOffset.withLock { $0 = abs(offset) > 2 ? offset : 0 }
-        }
         return response
+    }
+
+    /// Learns how far the provider's clock is ahead of ours from a response's `Date` header.
+    ///
+    /// Only answers made for this request count (token and userinfo): a discovery document or key set may
+    /// come from a cache whose `Date` is old, and would make valid tokens look expired.
+    nonisolated func learnClockOffset(from response: HTTPResponse, sentAt: Date) {
+        guard let date = response.header("Date").flatMap(HTTPDate.parse) else { return }
+        let offset = date.timeIntervalSince(sentAt)
+        clockOffset.withLock { $0 = abs(offset) > 2 ? offset : 0 }
     }
 
     static func wrap(_ error: any Error) -> SessionKitError {

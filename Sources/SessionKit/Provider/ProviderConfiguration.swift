@@ -34,8 +34,8 @@ public struct ProviderConfiguration: Sendable {
 
     /// Creates a configuration.
     ///
-    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when the issuer is not an absolute
-    ///   `https` URL (plain `http` is accepted for loopback hosts only), or the client id is empty.
+    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when the issuer or an endpoint override is not
+    ///   an absolute `https` URL (plain `http` is accepted for loopback hosts only), or the client id is empty.
     public init(
         issuer: URL,
         clientID: String,
@@ -48,6 +48,14 @@ public struct ProviderConfiguration: Sendable {
         jwksRefetchInterval: Duration = .seconds(60)
     ) throws(SessionKitError) {
         try Self.checkSecure(issuer, role: "issuer")
+        guard Self.requestTimeouts.contains(requestTimeout) else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message:
+                    "the request timeout \(requestTimeout) is not between 1 ms and 1 hour; choose one in that range"
+            )
+        }
+        for (name, url) in endpoints.all { try Self.checkSecure(url, role: "\(name) endpoint override") }
         guard !clientID.isEmpty else {
             throw SessionKitError(code: .invalidConfiguration, message: "the client id is empty; set the client id")
         }
@@ -60,6 +68,14 @@ public struct ProviderConfiguration: Sendable {
         self.leeway = leeway
         self.requestTimeout = requestTimeout
         self.jwksRefetchInterval = jwksRefetchInterval
+    }
+
+    /// The request timeouts accepted; a value set outside them later is clamped into them when used.
+    static let requestTimeouts: ClosedRange<Duration> = .milliseconds(1) ... .seconds(3600)
+
+    /// ``requestTimeout`` clamped into 1 ms ... 1 hour, so that no arithmetic on it can overflow.
+    var effectiveRequestTimeout: Duration {
+        min(max(requestTimeout, Self.requestTimeouts.lowerBound), Self.requestTimeouts.upperBound)
     }
 
     /// Checks that `url` is absolute `https`, or `http` to a loopback address.
@@ -117,5 +133,13 @@ public struct EndpointOverrides: Sendable, Equatable {
         self.revocation = revocation
         self.deviceAuthorization = deviceAuthorization
         self.jwks = jwks
+    }
+
+    /// The overrides that are set, with their names.
+    var all: [(name: String, url: URL)] {
+        [
+            ("authorization", authorization), ("token", token), ("userinfo", userInfo), ("revocation", revocation),
+            ("device authorization", deviceAuthorization), ("JWKS", jwks),
+        ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

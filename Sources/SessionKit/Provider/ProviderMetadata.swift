@@ -70,6 +70,9 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     }
 
     /// The endpoint at `keyPath`, or an error that says which one is missing and how to supply it.
+    ///
+    /// Every endpoint, from discovery or an override, must be `https` (plain `http` only to a loopback
+    /// host), like the issuer: a token must never travel in the clear because a document said so.
     func endpoint(_ keyPath: KeyPath<ProviderMetadata, URL?>, named name: String, override: String)
         throws(SessionKitError)
         -> URL
@@ -81,6 +84,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
                     + "set EndpointOverrides.\(override) to its URL"
             )
         }
+        try ProviderConfiguration.checkSecure(url, role: "\(name) endpoint")
         return url
     }
 }

@@ -64,6 +64,14 @@ struct TokenResponse: Sendable {
         )
     }
 
+    /// The `refresh_token` of a JSON object answer, if it is a non-empty string, whatever the other fields.
+    static func refreshToken(in body: Data) -> Secret? {
+        guard case .object(let object)? = try? JSONValue(parsing: body),
+            let text = object["refresh_token"]?.stringValue, !text.isEmpty
+        else { return nil }
+        return Secret(text)
+    }
+
     private static func lifetime(_ value: JSONValue?) throws(SessionKitError) -> TimeInterval? {
         guard let value, !value.isNull else { return nil }
         let seconds: Double? =

@@ -26,6 +26,8 @@ extension SessionManager {
             previous = stored.credentials
             return stored.cleared()
         }
+        // A renewal left unsaved holds the live refresh token: that is the one to revoke.
+        if let unsaved = dropPendingRenewal(), previous != nil { previous = unsaved }
         states.publish(.signedOut)
         guard revoke, let refreshToken = previous?.refreshToken else {
             let skipped =

@@ -91,25 +91,11 @@ extension SessionManager {
         }
     }
 
-    /// Maps a store error: unavailable and I/O failures keep the session and are retryable; damage is
-    /// reported as such. Neither ever reads as "signed out".
+    /// Maps a store error with ``SessionKitError/init(storeError:)`` and publishes the state it implies.
     nonisolated func storeFailure(_ error: SecureStoreError) -> SessionKitError {
-        switch error.code {
-        case .corrupted, .keyMismatch:
-            return SessionKitError(
-                code: .storeCorrupted,
-                message: "the session store is damaged or was written with another key (\(error.message))",
-                underlyingError: error
-            )
-        default:
-            states.publish(.storeUnavailable(reason: error.message))
-            return SessionKitError(
-                code: .storeUnavailable,
-                message:
-                    "the session store cannot be used right now (\(error.message)); the session is kept, try again",
-                underlyingError: error
-            )
-        }
+        let failure = SessionKitError(storeError: error)
+        if failure.code == .storeUnavailable { states.publish(.storeUnavailable(reason: error.message)) }
+        return failure
     }
 }
 

@@ -5,7 +5,8 @@ extension SessionManager {
     /// and the request repeated. When the provider cannot be reached, the cached profile is returned.
     ///
     /// - Throws: ``SessionKitError/Code/signInRequired`` when the session ended; a retryable error when
-    ///   offline and nothing is cached.
+    ///   offline and nothing is cached; ``SessionKitError/Code/validationFailed`` (check `subject`, not
+    ///   retryable, the session kept, nothing cached) when the answer names another user than the ID token.
     public func userInfo() async throws(SessionKitError) -> UserProfile {
         do {
             let credentials = try await credentials()
@@ -15,12 +16,25 @@ extension SessionManager {
             } catch  where error.oauthError == "invalid_token" {
                 profile = try await provider.userInfo(accessToken: try await renew().accessToken)
             }
+            try Self.checkSubject(of: profile, against: credentials)
             try cacheProfile(profile)
             return profile
         } catch  where error.isRetryable {
             if let cached = try cachedProfile() { return cached }
             throw error
         }
+    }
+
+    /// OpenID Connect Core 5.3.2: the `sub` of a UserInfo answer must be the ID token's, or none of its
+    /// values may be used. Without an ID token (a plain OAuth provider) there is nothing to compare with.
+    static func checkSubject(of profile: UserProfile, against credentials: Credentials) throws(SessionKitError) {
+        guard let expected = credentials.idTokenClaims?.subject, profile.subject != expected else { return }
+        throw SessionKitError(
+            code: .validationFailed,
+            message: "the userinfo answer names another user than the ID token (its sub differs); it was refused "
+                + "and nothing was cached. The session is kept; this is the provider's fault, report it",
+            failedCheck: .subject
+        )
     }
 
     /// The profile cached by the last ``userInfo()`` (or a management update), without the network.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 extension SessionManager {
@@ -13,8 +14,8 @@ extension SessionManager {
     func validCredentials(minTTL: TimeInterval, scope: String?, force: Bool) async throws(SessionKitError)
         -> Credentials
     {
-        if !force, let cached = cache.withLock({ $0?.credentials }), scope == nil || scope == cached.scope,
-            cached.isValid(minTTL: minTTL, now: clock.now())
+        if !force, let cached = cache.withLock({ $0?.credentials }),
+            cached.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         {
             return cached
         }
@@ -41,19 +42,37 @@ extension SessionManager {
         }
     }
 
-    /// Reads the store, and renews unless another renewal (here or in another process) already did.
+    /// Saves a renewal left unsaved, then reads the store, and renews unless another renewal (here or in
+    /// another process) already did.
     private func performRenewal(minTTL: TimeInterval, scope: String?, force: Bool) async throws(SessionKitError)
         -> Credentials
     {
+        do {
+            try settlePendingRenewal()
+        } catch  where error.code == .storeUnavailable {
+            // The store still cannot be written: the renewed credentials held in memory serve meanwhile.
+            if let kept = pending.withLock({ $0?.credentials }),
+                kept.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
+            {
+                return kept
+            }
+            throw error
+        }
         let deadline = ContinuousClock.now + policy.waitTimeout
         var forced = force
+        var waited = false
         while true {
             let record = try loadRecord()
             guard let current = record.credentials else {
                 states.publish(.signedOut)
                 throw SessionKitError(code: .signInRequired, message: "no session is stored; sign in")
             }
-            if !forced, scope == nil || scope == current.scope, current.isValid(minTTL: minTTL, now: clock.now()) {
+            // After waiting for another renewal, its result is as good as the provider gives, however long the
+            // wait: a minTTL longer than the tokens live must not send every waiter to renew again.
+            let renewedMeanwhile =
+                waited && current.livesShorter(than: minTTL) && current.isValid(now: clock.now())
+                && (scope == nil || scope == current.scope)
+            if !forced, renewedMeanwhile || current.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
                 states.publish(.active(until: current.expiresAt))
                 return current
             }
@@ -71,6 +90,7 @@ extension SessionManager {
                 // Another process is renewing: its result serves this call too.
                 forced = false
                 try await waitForOtherRenewal(after: record.generation, until: deadline)
+                waited = true
             }
         }
     }
@@ -87,12 +107,47 @@ extension SessionManager {
             var next = stored
             next.renewal = RenewalLease(
                 owner: ownerID, pid: getpid(), host: RenewalLease.currentHost, startedAt: now,
-                expiresAt: now.addingTimeInterval(policy.leaseDuration.seconds)
+                expiresAt: now.addingTimeInterval(leaseSeconds)
             )
             outcome = .acquired(generation: stored.generation + 1)
             return next
         }
         return outcome
+    }
+
+    /// Extends this instance's lease before another attempt, or throws when the lease was lost: then the
+    /// grant must not be sent again from here.
+    private func extendLease(_ generation: UInt64) throws(SessionKitError) -> UInt64 {
+        let now = clock.now()
+        let outcome: (record: SessionRecord, changed: Bool)
+        do {
+            outcome = try updateRecord { stored in
+                guard stored.generation == generation, var lease = stored.renewal, lease.owner == ownerID else {
+                    return nil
+                }
+                lease.expiresAt = now.addingTimeInterval(leaseSeconds)
+                var next = stored
+                next.renewal = lease
+                return next
+            }
+        } catch {
+            releaseLease(generation)
+            throw error
+        }
+        guard outcome.changed else {
+            throw SessionKitError(
+                code: .timeout,
+                message: "the renewal outlasted its lease and another process may have taken it over; "
+                    + "the session is kept, try again"
+            )
+        }
+        return outcome.record.generation
+    }
+
+    /// How long a lease lasts: a whole request, answer body included, and then ``RenewalPolicy/leaseDuration``
+    /// for what follows it, so that a lease never lapses while its holder still waits for an answer.
+    var leaseSeconds: TimeInterval {
+        provider.configuration.effectiveRequestTimeout.seconds + policy.leaseDuration.seconds
     }
 
     private func waitForOtherRenewal(after generation: UInt64, until deadline: ContinuousClock.Instant)
@@ -115,52 +170,88 @@ extension SessionManager {
     }
 
     /// Renews while holding the lease taken at `leasedGeneration`, and applies the failure policy.
+    ///
+    /// The refresh grant is sent again only when no answer arrived (a lost response, a timeout, a 5xx), and
+    /// then under a lease extended for the new attempt. Once an answer with tokens has arrived, nothing sends
+    /// the grant again: whatever fails afterwards (the key set, validation, the store write), the new refresh
+    /// token is kept.
     private func renew(_ current: Credentials, scope: String?, leasedGeneration: UInt64) async throws(SessionKitError)
         -> Credentials
     {
         states.publish(.renewing)
+        var generation = leasedGeneration
+        let received: ProviderClient.ReceivedTokens
+        do {
+            // The keys first: a key set that cannot be fetched now costs nothing, after the answer a spent token.
+            if current.idToken != nil || (scope ?? current.scope ?? provider.configuration.scope).hasScope("openid") {
+                try await provider.preloadSigningKeys()
+            }
+            received = try await sendRenewal(current, scope: scope, generation: &generation)
+        } catch  where error.oauthError == "invalid_grant" {
+            return try endSession(after: error, leasedGeneration: generation)
+        } catch {
+            releaseLease(generation)
+            states.publish(.active(until: current.expiresAt))
+            throw error
+        }
+        // From here on, the refresh token that was sent may be spent.
+        let (renewed, refusal) = await acceptRenewal(received, replacing: current)
+        let committed = try await commitRenewal(
+            renewed, replacing: current, leasedGeneration: generation, announce: refusal == nil)
+        guard let refusal else { return committed }
+        throw SessionKitError(
+            code: refusal.code,
+            message: "the provider's renewed tokens were refused (\(refusal.message)); its new refresh token is "
+                + "kept, so the session is not lost, but the access token was not renewed",
+            oauthError: refusal.oauthError,
+            failedCheck: refusal.failedCheck,
+            underlyingError: refusal
+        )
+    }
+
+    /// Sends the refresh grant, and again after a transient failure that brought no answer, each time under a
+    /// lease that covers the request; `generation` follows the lease's writes.
+    private func sendRenewal(_ current: Credentials, scope: String?, generation: inout UInt64)
+        async throws(SessionKitError) -> ProviderClient.ReceivedTokens
+    {
         var attempt = 0
         while true {
             do {
-                let renewed = try await provider.renew(current, scope: scope)
-                return try commit(renewed, replacing: current, leasedGeneration: leasedGeneration)
-            } catch  where error.oauthError == "invalid_grant" {
-                return try endSession(after: error, leasedGeneration: leasedGeneration)
+                return try await provider.sendRenewal(current, scope: scope)
             } catch  where error.isRetryable && attempt < policy.transientRetries {
                 attempt += 1
                 try? await Task.sleep(for: policy.retryDelay)
-            } catch {
-                releaseLease(leasedGeneration)
-                states.publish(.active(until: current.expiresAt))
-                throw error
+                generation = try extendLease(generation)
             }
         }
     }
 
-    /// Writes renewed credentials in one atomic write, unless the session was signed out or replaced
-    /// while the request was under way: then the renewal is discarded and its refresh token revoked.
-    private func commit(_ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64)
-        throws(SessionKitError) -> Credentials
+    /// Validates a renewal's answer. Its refresh token is live whatever validation says, so it is kept:
+    ///
+    /// - The key set could not be fetched (a transient failure): the access and refresh tokens came from the
+    ///   token endpoint itself and are kept, with the ID token validated earlier instead of the new one.
+    /// - The answer or its ID token was refused: only the new refresh token is kept; nothing else from this
+    ///   answer is handed out, and the refusal is returned, to be thrown once the refresh token is saved.
+    private func acceptRenewal(_ received: ProviderClient.ReceivedTokens, replacing current: Credentials) async
+        -> (credentials: Credentials, refusal: SessionKitError?)
     {
-        let (record, changed) = try updateRecord { stored in
-            guard stored.generation == leasedGeneration, stored.renewal?.owner == ownerID else { return nil }
-            var next = stored
-            next.credentials = renewed
-            next.renewal = nil
-            return next
-        }
-        guard changed else {
-            if let rotated = renewed.refreshToken, rotated != current.refreshToken {
-                let provider = self.provider
-                Task { try? await provider.revoke(rotated) }
+        do {
+            let expectations = await provider.renewalExpectations(for: current)
+            return (try await provider.accept(received, expecting: expectations), nil)
+        } catch {
+            if error.isRetryable, case .success(let tokens) = received.parsed {
+                logger?.warning(
+                    "renewed ID token not validated; keeping the earlier one",
+                    metadata: ["account": "\(account)", "error": "\(error.code)"]
+                )
+                var kept = tokens.credentials(receivedAt: received.receivedAt, keeping: current)
+                kept.idToken = current.idToken
+                return (kept, nil)
             }
-            if let replacement = record.credentials { return replacement }
-            throw SessionKitError(
-                code: .signInRequired, message: "the session was signed out while it was being renewed")
+            var kept = current
+            kept.refreshToken = received.refreshToken ?? current.refreshToken
+            return (kept, error)
         }
-        states.publish(.didRenew(until: renewed.expiresAt))
-        states.publish(.active(until: renewed.expiresAt))
-        return renewed
     }
 
     /// The provider refused the refresh token. If another process stored newer credentials meanwhile,
@@ -188,20 +279,12 @@ extension SessionManager {
     }
 
     /// Clears this instance's lease after a failed renewal, so others may try at once.
-    private func releaseLease(_ leasedGeneration: UInt64) {
+    func releaseLease(_ leasedGeneration: UInt64) {
         _ = try? updateRecord { stored in
             guard stored.renewal?.owner == ownerID else { return nil }
             var next = stored
             next.renewal = nil
             return next
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

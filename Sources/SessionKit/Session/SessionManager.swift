@@ -40,6 +40,8 @@ public actor SessionManager {
     /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
     /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
     let renewal = Mutex<Task<Credentials, any Error>?>(nil)
+    /// A renewal whose credentials could not be saved yet; saved before anything else renews.
+    let pending = Mutex<PendingRenewal?>(nil)
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store`.
     ///
@@ -70,6 +72,7 @@ public actor SessionManager {
             next.credentials = credentials
             return next
         }
+        dropPendingRenewal()
         states.publish(.active(until: credentials.expiresAt))
         logger?.debug("session stored", metadata: ["account": "\(account)", "generation": "\(record.generation)"])
     }
@@ -108,8 +111,8 @@ public actor SessionManager {
     nonisolated(nonsending) public func credentials(minTTL: TimeInterval = 0, scope: String? = nil)
         async throws(SessionKitError) -> Credentials
     {
-        if let cached = cache.withLock({ $0?.credentials }), scope == nil || scope == cached.scope,
-            cached.isValid(minTTL: minTTL, now: clock.now())
+        if let cached = cache.withLock({ $0?.credentials }),
+            cached.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         {
             return cached
         }
@@ -133,8 +136,8 @@ public actor SessionManager {
     public nonisolated func localCredentials(minTTL: TimeInterval = 0, scope: String? = nil) throws(SessionKitError)
         -> Credentials?
     {
-        guard let current = try currentRecord().credentials, scope == nil || scope == current.scope,
-            current.isValid(minTTL: minTTL, now: clock.now())
+        guard let current = try currentRecord().credentials,
+            current.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         else { return nil }
         return current
     }

@@ -3,11 +3,17 @@ import JWTKit
 
 /// The provider's signing keys, fetched once and refetched when a token names a key id the cache does
 /// not know (the provider rotated its keys), at most once per refetch interval.
+///
+/// A token without a `kid` (OIDC Core 10.1 requires one only when the JWKS has several keys) is verified
+/// with the one published key that can verify its algorithm. If several keys could, the token is refused
+/// rather than tried against each: the provider must then name its key.
 actor JWKSCache {
     private let fetch: @Sendable () async throws(SessionKitError) -> Data
     private let refetchInterval: Duration
     private var keys: JWTKeyCollection?
     private var knownKeyIDs: Set<String> = []
+    /// Every key loaded, under its own `kid` or a local name for a key that has none.
+    private var loadedKeyIDs: [String] = []
     private var lastFetch: ContinuousClock.Instant?
     /// Tokens these keys verified; emptied whenever the keys are reloaded.
     nonisolated let validated: IDTokenCache
@@ -33,14 +39,40 @@ actor JWKSCache {
         if let keyID, !knownKeyIDs.contains(keyID) {
             throw Self.failure(.unknownKey, "no key with id '\(keyID)' is in the provider's JWKS")
         }
-        if keyID == nil && knownKeyIDs.count > 1 {
-            throw Self.failure(.unknownKey, "the ID token names no key id and the provider's JWKS has several keys")
-        }
+        guard let keyID else { return try await onlyKey(in: keys, for: algorithm) }
         do {
-            return try await keys.getKey(for: keyID.map { JWKIdentifier(string: $0) }, alg: algorithm)
+            return try await keys.getKey(for: JWKIdentifier(string: keyID), alg: algorithm)
         } catch {
-            throw Self.failure(.algorithm, "the key '\(keyID ?? "default")' cannot verify \(algorithm) signatures")
+            throw Self.failure(.algorithm, "the key '\(keyID)' cannot verify \(algorithm) signatures")
         }
+    }
+
+    /// Fetches the key set unless it is loaded already.
+    func preload() async throws(SessionKitError) {
+        if keys == nil { try await reload() }
+    }
+
+    /// The one published key that can verify `algorithm`, for a token that names no key.
+    private func onlyKey(in keys: JWTKeyCollection, for algorithm: String) async throws(SessionKitError)
+        -> any JWTAlgorithm
+    {
+        var candidates: [any JWTAlgorithm] = []
+        for id in loadedKeyIDs {
+            if let key = try? await keys.getKey(for: JWKIdentifier(string: id), alg: algorithm), key.name == algorithm {
+                candidates.append(key)
+            }
+        }
+        guard candidates.count <= 1 else {
+            throw Self.failure(
+                .unknownKey,
+                "the ID token names no key id (kid) and the provider's JWKS has \(candidates.count) keys for "
+                    + "\(algorithm); the provider must name the signing key"
+            )
+        }
+        guard let key = candidates.first else {
+            throw Self.failure(.algorithm, "the ID token names no key id and no published key verifies \(algorithm)")
+        }
+        return key
     }
 
     private var mayRefetch: Bool {
@@ -63,13 +95,20 @@ actor JWKSCache {
         }
         let collection = JWTKeyCollection()
         var ids: Set<String> = []
-        for jwk in jwks.keys {
+        var loaded: [String] = []
+        for (index, var jwk) in jwks.keys.enumerated() {
             guard jwk.keyType == .rsa || jwk.keyType == .ecdsa else { continue }
-            guard let id = jwk.keyIdentifier?.string else { continue }
-            if (try? await collection.add(jwk: jwk)) != nil { ids.insert(id) }
+            let named = jwk.keyIdentifier?.string
+            // A key without a kid gets a local name no token can use: it is found only by `onlyKey`.
+            let id = named ?? "\u{0}unnamed-\(index)"
+            jwk.keyIdentifier = JWKIdentifier(string: id)
+            guard (try? await collection.add(jwk: jwk)) != nil else { continue }
+            loaded.append(id)
+            if let named { ids.insert(named) }
         }
         keys = collection
         knownKeyIDs = ids
+        loadedKeyIDs = loaded
         validated.removeAll()
     }
 

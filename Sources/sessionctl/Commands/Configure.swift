@@ -14,6 +14,14 @@ struct Configure: AsyncParsableCommand {
     @Option(name: .customLong("redirect-port"), help: "A fixed port for browser sign-in redirects.")
     var redirectPort: Int?
 
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp(
+            "The exact redirect URI for browser sign-ins (http, host 127.0.0.1, [::1] or localhost); "
+                + "replaces --redirect-port.",
+            valueName: "URI"))
+    var redirectURI: String?
+
     @Option(name: .customLong("authorization-endpoint"), help: "Override the discovered authorization endpoint.")
     var authorizationEndpoint: String?
 
@@ -32,6 +40,15 @@ struct Configure: AsyncParsableCommand {
     @Option(name: .customLong("jwks-uri"), help: "Override the discovered JWKS URL.")
     var jwksURI: String?
 
+    func validate() throws {
+        if let redirectPort, !(0...65_535).contains(redirectPort) {
+            throw ValidationError("--redirect-port is \(redirectPort); give a port from 0 (any free one) to 65535")
+        }
+        if redirectURI != nil && redirectPort != nil {
+            throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
+        }
+    }
+
     func run() async throws {
         try await reporting {
             var file = try ConfigFile.load()
@@ -41,7 +58,13 @@ struct Configure: AsyncParsableCommand {
             profile.clientID = options.clientID ?? profile.clientID
             profile.audience = options.audience ?? profile.audience
             profile.scope = options.scope ?? profile.scope
-            profile.redirectPort = redirectPort ?? profile.redirectPort
+            if let redirectURI {
+                profile.redirectURI = try LoopbackRedirectURI(redirectURI).description
+                profile.redirectPort = nil
+            } else if let redirectPort {
+                profile.redirectPort = redirectPort
+                profile.redirectURI = nil
+            }
             var endpoints = profile.endpoints ?? .init()
             endpoints.authorization = authorizationEndpoint ?? endpoints.authorization
             endpoints.token = tokenEndpoint ?? endpoints.token

@@ -6,7 +6,8 @@ import SessionKit
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in and store the session.",
-        discussion: "--browser (the default) opens the system browser and listens on 127.0.0.1 for the redirect; "
+        discussion: "--browser (the default) opens a short link in $BROWSER (else xdg-open/open) and listens on "
+            + "127.0.0.1 (or the --redirect-uri host) for the redirect; the browser's page says how the sign-in ended; "
             + "--device shows a code to enter on another device; --password reads the password from standard input."
     )
 
@@ -25,6 +26,14 @@ struct Login: AsyncParsableCommand {
     @Option(name: .customLong("redirect-port"), help: "A fixed port for the browser redirect (default: a free port).")
     var redirectPort: Int?
 
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp(
+            "The exact redirect URI to send, for providers that match it exactly: http, host 127.0.0.1, [::1] or "
+                + "localhost, any path, any port or none (80).",
+            valueName: "URI"))
+    var redirectURI: String?
+
     @Option(help: "The username, for --password.")
     var username: String?
 
@@ -38,6 +47,15 @@ struct Login: AsyncParsableCommand {
     var timeout: Int = 300
 
     func validate() throws {
+        guard (1...86_400).contains(timeout) else {
+            throw ValidationError("--timeout is \(timeout) seconds; give between 1 and 86400 (a day)")
+        }
+        if let redirectPort, !(0...65_535).contains(redirectPort) {
+            throw ValidationError("--redirect-port is \(redirectPort); give a port from 0 (any free one) to 65535")
+        }
+        if redirectURI != nil && redirectPort != nil {
+            throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
+        }
         if passwordStdin || method == .password {
             guard let username, !username.isEmpty else {
                 throw ValidationError("--password needs --username; the password itself is read from standard input")
@@ -49,15 +67,18 @@ struct Login: AsyncParsableCommand {
         try await reporting {
             let context = try SessionContext.make(options)
             let credentials: Credentials
-            switch passwordStdin ? .password : method {
+            let chosen = passwordStdin ? .password : method
+            switch chosen {
             case .password: credentials = try await passwordSignIn(context)
             case .device: credentials = try await DeviceSignIn(context: context, timeout: timeout).run()
             case .browser:
-                let port = redirectPort ?? context.resolved.settings.redirectPort ?? 0
-                credentials = try await BrowserSignIn(context: context, port: port, open: !noOpen, timeout: timeout)
-                    .run()
+                // Stored by the sign-in itself, before the browser's page says "Signed in".
+                credentials = try await BrowserSignIn(
+                    context: context, redirect: try redirect(context.resolved.settings), open: !noOpen,
+                    timeout: timeout
+                ).run()
             }
-            try await context.session.store(credentials)
+            if chosen != .browser { try await context.session.storeReplacingUnreadable(credentials) }
             let who = credentials.idTokenClaims.map { $0.email ?? $0.name ?? $0.subject ?? "" } ?? ""
             Terminal.out(
                 "\(Terminal.good("Signed in")) \(who.isEmpty ? "" : "as \(who) ")(profile '\(context.resolved.profile)')."
@@ -68,6 +89,14 @@ struct Login: AsyncParsableCommand {
                     Terminal.warn("No refresh token was issued: add offline_access to the scope to stay signed in."))
             }
         }
+    }
+
+    /// The redirect: this command's `--redirect-uri` or `--redirect-port`, else the profile's, else a free port.
+    private func redirect(_ settings: ProfileSettings) throws(SessionKitError) -> BrowserSignIn.Redirect {
+        if let redirectURI { return .uri(try LoopbackRedirectURI(redirectURI)) }
+        if let redirectPort { return .port(redirectPort) }
+        if let saved = settings.redirectURI { return .uri(try LoopbackRedirectURI(saved)) }
+        return .port(settings.redirectPort ?? 0)
     }
 
     private func passwordSignIn(_ context: SessionContext) async throws(SessionKitError) -> Credentials {

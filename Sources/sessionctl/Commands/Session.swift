@@ -49,7 +49,8 @@ struct Refresh: AsyncParsableCommand {
 /// `sessionctl logout`: revokes the refresh token at the provider and clears the session.
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign out: revoke the refresh token and clear the session (cleared even if revocation fails)."
+        abstract: "Sign out: revoke the refresh token and clear the session (cleared even if revocation fails).",
+        discussion: "A stored session that cannot be read (damaged, or written with another key) is deleted."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -59,7 +60,19 @@ struct Logout: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let result = try await SessionContext.make(options).session.logout(revoke: !noRevoke)
+            let session = try SessionContext.make(options).session
+            let result: SessionManager.LogoutResult
+            do {
+                result = try await session.logout(revoke: !noRevoke)
+            } catch let error as SessionKitError where error.code == .storeCorrupted {
+                // Signing out must always work: a session that cannot be read is deleted, unrevoked.
+                try await session.discardUnreadableSession()
+                Terminal.err(
+                    "sessionctl: warning: \(error.message); it was deleted without revoking, since its tokens "
+                        + "cannot be read")
+                Terminal.out("Signed out.")
+                return
+            }
             guard result.hadSession else {
                 Terminal.out("Not signed in; nothing to do.")
                 return

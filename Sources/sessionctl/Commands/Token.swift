@@ -38,6 +38,13 @@ struct Token: AsyncParsableCommand {
             if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
                 credentials = try await context.session.renew()
             }
+            // Said on the renewing path only: the fast path serves the same fresh token without a word.
+            if credentials.livesShorter(than: TimeInterval(minTTL)), let expiresAt = credentials.expiresAt {
+                let lifetime = Int(expiresAt.timeIntervalSince(credentials.receivedAt).rounded())
+                Terminal.err(
+                    "note: the provider's access tokens live \(lifetime) s, less than --min-ttl \(minTTL); "
+                        + "printing a fresh one")
+            }
             guard let text = try Self.text(of: credentials, idToken: idToken, format: json ? .json : output) else {
                 throw SessionKitError(
                     code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")

@@ -1,54 +1,78 @@
 import Foundation
 import SessionKit
+import Synchronization
 
-/// Browser sign-in with PKCE: listen on 127.0.0.1, open the authorization URL, exchange the code.
+/// Browser sign-in with PKCE: listen on loopback, open a short start link (with `$BROWSER`, else the system
+/// opener), wait for the redirect whose `state` matches, exchange the code, store the session, and only then
+/// tell the browser how it ended.
 struct BrowserSignIn {
+    /// Where the redirect comes back to.
+    enum Redirect {
+        /// `http://127.0.0.1:<port>/callback`, on a free port when 0.
+        case port(Int)
+        /// Exactly this URI.
+        case uri(LoopbackRedirectURI)
+    }
+
     let context: SessionContext
-    let port: Int
+    let redirect: Redirect
     let open: Bool
     let timeout: Int
 
+    /// Signs in and stores the session before the browser's page says "Signed in".
     func run() async throws(SessionKitError) -> Credentials {
-        let listener = try await LoopbackRedirectListener.start(port: port)
-        let request: AuthorizationRequest
+        let configuration = LoopbackRedirectListener.Configuration(onIgnoredRequest: Self.reporter())
+        let listener =
+            switch redirect {
+            case .port(let port): try await LoopbackRedirectListener.start(port: port, configuration: configuration)
+            case .uri(let uri): try await LoopbackRedirectListener.start(redirectURI: uri, configuration: configuration)
+            }
         do {
-            request = try await context.provider.authorizationRequest(redirectURI: listener.redirectURI)
+            let request = try await context.provider.authorizationRequest(redirectURI: listener.redirectURI)
+            let start = try listener.startURL(for: request)
+            announce(start, redirectURI: listener.redirectURI)
+            let session = context.session
+            return try await listener.signIn(request, with: context.provider, timeout: .seconds(timeout)) {
+                try await session.storeReplacingUnreadable($0)
+            }
         } catch {
             await listener.stop()
             throw error
         }
-        if open && Self.openBrowser(request.url) {
-            Terminal.err("Opened your browser to sign in. If it did not open, visit:")
-        } else {
-            Terminal.err("Open this URL in a browser to sign in:")
-        }
-        Terminal.err("  \(request.url.absoluteString)")
-        Terminal.err(Terminal.dim("Waiting for the browser on \(listener.redirectURI.absoluteString) ..."))
-        let callback = try await listener.waitForCallback(timeout: .seconds(timeout))
-        return try await context.provider.exchange(callback: callback, for: request)
     }
 
-    /// Opens `url` with the system's opener; `false` when there is none or it failed.
-    private static func openBrowser(_ url: URL) -> Bool {
-        #if os(macOS)
-            let opener = "/usr/bin/open"
-        #else
-            let opener = ["/usr/bin/xdg-open", "/usr/local/bin/xdg-open"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
+    /// Prints the start link, and opens it in the background (a terminal browser runs until it is quit);
+    /// when every browser command fails, says so and asks the user to open the link.
+    private func announce(_ start: URL, redirectURI: URL) {
+        Terminal.err(
+            open
+                ? "Opening your browser to sign in. If it does not open, visit:"
+                : "Open this URL in a browser to sign in:")
+        Terminal.err("  \(start.absoluteString)")
+        Terminal.err(Terminal.dim("Waiting for the browser on \(redirectURI.absoluteString) ..."))
+        guard open else { return }
+        let browser = Environment.value("BROWSER")
+        let tried = browser == nil ? "xdg-open/open" : "$BROWSER and xdg-open/open"
+        Task.detached {
+            if await !SystemBrowser.open(start, browser: browser) {
+                Terminal.err(
+                    "sessionctl: could not open a browser (\(tried) failed); open this URL in a browser to sign in:")
+                Terminal.err("  \(start.absoluteString)")
             }
-        #endif
-        guard let opener else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [url.absoluteString]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
+        }
+    }
+
+    /// Reports each ignored callback once on standard error; after ten, says that it stops reporting them.
+    private static func reporter() -> @Sendable (LoopbackRedirectListener.IgnoredRequest) -> Void {
+        let count = Atomic(0)
+        return { ignored in
+            let seen = count.add(1, ordering: .relaxed).newValue
+            if seen <= 10 {
+                Terminal.err("sessionctl: warning: \(ignored); still waiting for the real sign-in")
+            } else if seen == 11 {
+                Terminal.err(
+                    "sessionctl: warning: more stray requests to the redirect address; no longer reporting them")
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QRCode
 import SessionKit
 import Synchronization
 

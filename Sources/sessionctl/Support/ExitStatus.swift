@@ -25,8 +25,3 @@ enum ExitStatus {
         }
     }
 }
-
-/// A failure already reported to the user; carries only the exit code.
-struct Reported: Error {
-    let exitCode: ExitCode
-}

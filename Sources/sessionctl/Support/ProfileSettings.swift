@@ -14,6 +14,8 @@ struct ProfileSettings: Codable, Equatable {
     var audience: String?
     var scope: String?
     var redirectPort: Int?
+    /// The exact redirect URI for browser sign-ins, as given to `--redirect-uri`.
+    var redirectURI: String?
     var endpoints: Endpoints?
 
     /// Endpoint overrides for providers whose discovery omits some.
@@ -31,6 +33,7 @@ struct ProfileSettings: Codable, Equatable {
         case clientID = "client_id"
         case audience, scope
         case redirectPort = "redirect_port"
+        case redirectURI = "redirect_uri"
         case endpoints
     }
 }

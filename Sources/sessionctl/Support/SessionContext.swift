@@ -26,11 +26,7 @@ struct SessionContext {
             selection = try StoreSelection.make(
                 service: "sessionctl", folder: folder, policy: resolved.storePolicy, keyFileName: "sessionctl.key")
         } catch {
-            throw SessionKitError(
-                code: error.code == .invalidArgument ? .invalidConfiguration : .storeUnavailable,
-                message: "the session store in \(folder) cannot be opened (\(error.message))",
-                underlyingError: error
-            )
+            throw SessionKitError(storeError: error)
         }
         if warnOnFallback, let warning = selection.warning {
             Terminal.err("sessionctl: warning: \(warning) (pass --store keyring to fail instead)")

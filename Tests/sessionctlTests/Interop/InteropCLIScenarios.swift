@@ -33,11 +33,9 @@ struct InteropCLIScenarios {
             let cli = try await CLI.make(for: provider, flow: .browser)
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--browser", "--no-open"])
-            let shown = try await login.waitForStderr(containing: "Waiting for the browser", timeout: .seconds(60))
-            let line = try #require(shown.split(separator: "\n").first { $0.contains("code_challenge=") })
-            let authorize = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
-            #expect(authorize.query?.contains("code_challenge_method=S256") == true)
-            let page = try await provider.completeBrowserSignIn(at: authorize, in: ScriptedBrowser())
+            // The start link redirects the scripted browser to the provider's authorization URL.
+            let start = try await login.startLink(timeout: .seconds(60))
+            let page = try await provider.completeBrowserSignIn(at: start, in: ScriptedBrowser())
             #expect(page.url.host == "127.0.0.1")
             #expect(page.url.port != provider.issuer.port, "the last redirect reached the CLI's listener")
             #expect(page.html.contains("Signed in"))

@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitTesting
 import Testing
 
 /// The library side of a scenario: a `SessionManager` for the provider's password client, over an encrypted
@@ -11,8 +12,7 @@ struct InteropSession {
     let manager: SessionManager
 
     init(_ provider: any InteropProvider) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sessionkit-interop-\(UUID().uuidString)")
+        folder = try TemporaryFolder(prefix: "sessionkit-interop").url
         client = ProviderClient(configuration: try provider.configuration(for: .password))
         manager = SessionManager(provider: client, store: try Self.store(in: folder))
     }

@@ -36,7 +36,13 @@ extension ProviderClient {
             items.append(URLQueryItem(name: "audience", value: audience))
         }
         if let prompt { items.append(URLQueryItem(name: "prompt", value: prompt)) }
-        if let maxAge { items.append(URLQueryItem(name: "max_age", value: String(Int(maxAge)))) }
+        if let maxAge {
+            guard maxAge.isFinite, (0...1e12).contains(maxAge) else {
+                throw SessionKitError(
+                    code: .invalidInput, message: "maxAge (\(maxAge)) must be a number of seconds from 0 to 1e12")
+            }
+            items.append(URLQueryItem(name: "max_age", value: String(Int(maxAge))))
+        }
         items += additionalParameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw SessionKitError(code: .invalidConfiguration, message: "the authorization endpoint is not a valid URL")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import sessionctl
+@testable import QRCode
 
 // MARK: - Decoding with zbarimg
 

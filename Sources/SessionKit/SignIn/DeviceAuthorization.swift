@@ -38,11 +38,21 @@ extension ProviderClient {
             let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
             let uri = (object["verification_uri"] ?? object["verification_url"])?.stringValue.flatMap(
                 URL.init(string:)),
-            let expiresIn = object["expires_in"]?.doubleValue, expiresIn > 0
+            let expiresIn = object["expires_in"]?.doubleValue
         else {
             throw SessionKitError(
                 code: .invalidResponse,
                 message: "the device-authorization answer lacks device_code, user_code, verification_uri or expires_in"
+            )
+        }
+        let interval = object["interval"]?.doubleValue ?? 5
+        // Numbers from the network become sleeps and deadlines: refuse any that cannot be one.
+        guard expiresIn.isFinite, expiresIn > 0, expiresIn <= 86_400, interval.isFinite, (0...600).contains(interval)
+        else {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message: "the device-authorization answer's expires_in (1 s to 1 day) or interval (0 to 600 s) "
+                    + "is out of range; the provider sent something no client can wait for"
             )
         }
         return DeviceAuthorization(
@@ -50,7 +60,7 @@ extension ProviderClient {
             verificationURI: uri,
             verificationURIComplete: object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
             expiresAt: clock.now().addingTimeInterval(expiresIn),
-            interval: max(object["interval"]?.doubleValue ?? 5, 0),
+            interval: interval,
             deviceCode: Secret(deviceCode)
         )
     }
@@ -70,7 +80,7 @@ extension ProviderClient {
         ]
         while true {
             do {
-                try await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                try await Task.sleep(for: .milliseconds(Int(min(max(interval, 0), 3600) * 1000)))
             } catch {
                 throw SessionKitError(code: .cancelled, message: "device sign-in was cancelled")
             }

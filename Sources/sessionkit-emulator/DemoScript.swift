@@ -43,10 +43,10 @@ struct DemoScript {
             number += 1
             do {
                 let detail = try await body()
-                Terminal.out("\(Terminal.good("✔")) \(String(format: "%2d", number)). \(title): \(detail)")
+                Output.out("\(Output.good("✔")) \(String(format: "%2d", number)). \(title): \(detail)")
                 return true
             } catch {
-                Terminal.out("✘ \(String(format: "%2d", number)). \(title): \(error)")
+                Output.out("✘ \(String(format: "%2d", number)). \(title): \(error)")
                 return false
             }
         }
@@ -54,7 +54,7 @@ struct DemoScript {
             let (provider, session) = try makeSession()
             return try await story(provider: provider, session: session, step: step)
         } catch {
-            Terminal.out("✘ setup: \(error)")
+            Output.out("✘ setup: \(error)")
             return false
         }
     }

@@ -2,8 +2,8 @@ import ArgumentParser
 import AuthEmulator
 import Foundation
 
-/// `sessionctl emulator`: runs the local Auth0-compatible provider in the foreground until Ctrl-C.
-struct Emulator: AsyncParsableCommand {
+/// `sessionkit-emulator serve`: runs the local Auth0-compatible provider in the foreground until Ctrl-C.
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the local Auth0-compatible identity provider until Ctrl-C.",
         discussion: "Prints the issuer URL and the seeded clients and users. Configure sessionctl against it with "
@@ -23,8 +23,8 @@ struct Emulator: AsyncParsableCommand {
             configuration =
                 try config.map { try AuthEmulator.Configuration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .init()
         } catch {
-            Terminal.err("sessionctl: the emulator configuration \(config ?? "") cannot be read: \(error)")
-            throw ExitStatus.badConfiguration
+            Output.err("sessionkit-emulator: the configuration \(config ?? "") cannot be read: \(error)")
+            throw ExitCode(4)
         }
         if let port { configuration.port = port }
         if testControls { configuration.testControlsEnabled = true }
@@ -33,11 +33,11 @@ struct Emulator: AsyncParsableCommand {
         do {
             emulator = try await AuthEmulator.start(configuration: configuration)
         } catch {
-            Terminal.err("sessionctl: the emulator could not start: \(error)")
-            throw ExitStatus.badConfiguration
+            Output.err("sessionkit-emulator: the emulator could not start: \(error)")
+            throw ExitCode(4)
         }
-        Terminal.out(emulator.summary)
-        Terminal.out("Press Ctrl-C to stop.")
+        Output.out(emulator.summary)
+        Output.out("Press Ctrl-C to stop.")
         await SignalWaiter.waitForTermination()
         await emulator.stop()
     }

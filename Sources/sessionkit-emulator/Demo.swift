@@ -5,7 +5,7 @@ import Logging
 import SecureStore
 import SessionKit
 
-/// `sessionctl demo`: the whole session story against an in-process emulator, step by step.
+/// `sessionkit-emulator demo`: the whole session story against an in-process emulator, step by step.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Walk the whole session story against a local emulator and check every step.",
@@ -23,21 +23,21 @@ struct Demo: AsyncParsableCommand {
         var configuration = AuthEmulator.Configuration()
         configuration.testControlsEnabled = true
         configuration.lifetimes.accessToken = accessTokenLifetime
-        var quiet = Logger(label: "sessionctl.demo.emulator")
+        var quiet = Logger(label: "sessionkit-emulator.demo")
         quiet.logLevel = .warning
         let emulator = try await AuthEmulator.start(configuration: configuration, logger: quiet)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sessionctl-demo-\(UUID().uuidString)")
+            "sessionkit-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        Terminal.out(Terminal.bold("SessionKit demo") + " — emulator at \(emulator.issuer.absoluteString)")
+        Output.out(Output.bold("SessionKit demo") + " — emulator at \(emulator.issuer.absoluteString)")
         let script = DemoScript(emulator: emulator, folder: folder)
         let passed = await script.run()
         await emulator.stop()
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         if passed {
-            Terminal.out(Terminal.good("All \(script.stepCount) steps passed") + " in \(seconds) s.")
+            Output.out(Output.good("All \(script.stepCount) steps passed") + " in \(seconds) s.")
         } else {
-            Terminal.err("sessionctl: the demo failed (see the step marked ✘)")
+            Output.err("sessionkit-emulator: the demo failed (see the step marked ✘)")
             throw ExitCode.failure
         }
     }

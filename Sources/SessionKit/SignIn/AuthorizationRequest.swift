@@ -18,9 +18,13 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     /// The `max_age` sent, if any.
     public let maxAge: TimeInterval?
 
-    /// The URL and redirect URI; never the verifier.
+    /// The authorization endpoint (without the query: `state`, `nonce` and the challenge stay out) and the
+    /// redirect URI; never the verifier.
     public var description: String {
-        "AuthorizationRequest(url: \(url.absoluteString), redirect_uri: \(redirectURI.absoluteString))"
+        var endpoint = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        endpoint?.query = nil
+        let shown = endpoint?.string ?? "<authorization endpoint>"
+        return "AuthorizationRequest(endpoint: \(shown), redirect_uri: \(redirectURI.absoluteString))"
     }
 
     /// Reads the authorization code from the callback URL after checking its `state`.

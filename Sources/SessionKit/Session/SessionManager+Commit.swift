@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import SecureStore
+import Synchronization
+
+extension SessionManager {
+    /// Renewed credentials that could not be saved yet: the provider has answered, so the refresh token in
+    /// them may be the only one it still accepts.
+    struct PendingRenewal: Codable, Sendable {
+        /// The record's generation when the renewal's lease was last written; the credentials are saved only
+        /// if nothing else wrote the record since.
+        var generation: UInt64
+        /// What to store.
+        var credentials: Credentials
+    }
+
+    /// Saves renewed credentials, trying the store write again on a passing failure (a lock held by another
+    /// process). When it cannot be saved, the renewal is kept in memory and set aside in the store's journal
+    /// (``SecureStoreJournal``), so that the next call here or in another process saves it instead of spending
+    /// the refresh token again; the error says so, and is retryable.
+    func commitRenewal(
+        _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
+    ) async throws(SessionKitError) -> Credentials {
+        var attempt = 0
+        while true {
+            do {
+                return try commit(renewed, replacing: current, leasedGeneration: leasedGeneration, announce: announce)
+            } catch  where error.code == .storeUnavailable && attempt < policy.transientRetries + 1 {
+                attempt += 1
+                try? await Task.sleep(for: policy.retryDelay * attempt)
+            } catch {
+                let kept = setAside(PendingRenewal(generation: leasedGeneration, credentials: renewed))
+                states.publish(.storeUnavailable(reason: error.message))
+                throw SessionKitError(
+                    code: error.code,
+                    message: "the session was renewed, but the new tokens could not be saved (\(error.message)); "
+                        + "they are \(kept) and the next call saves them; try again",
+                    underlyingError: error
+                )
+            }
+        }
+    }
+
+    /// Writes renewed credentials in one atomic write, unless the session was signed out or replaced
+    /// while the request was under way: then the renewal is discarded and its refresh token revoked.
+    private func commit(
+        _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
+    )
+        throws(SessionKitError) -> Credentials
+    {
+        let (record, changed) = try updateRecord { stored in
+            guard stored.generation == leasedGeneration, stored.renewal?.owner == ownerID else { return nil }
+            var next = stored
+            next.credentials = renewed
+            next.renewal = nil
+            return next
+        }
+        guard changed else {
+            discard(renewed, keeping: record.credentials, replacing: current)
+            if let replacement = record.credentials { return replacement }
+            throw SessionKitError(
+                code: .signInRequired, message: "the session was signed out while it was being renewed")
+        }
+        if announce { states.publish(.didRenew(until: renewed.expiresAt)) }
+        states.publish(.active(until: record.credentials?.expiresAt))
+        return renewed
+    }
+
+    /// Keeps `pending` in memory and, where the store has a journal, sets it aside there too.
+    ///
+    /// - Returns: Where it is kept, for the error message.
+    private func setAside(_ pending: PendingRenewal) -> String {
+        self.pending.withLock { $0 = pending }
+        cache.withLock { $0 = nil }
+        guard let journal = store as? any SecureStoreJournal else { return "kept in this process's memory" }
+        do {
+            try journal.setJournalEntry(try JSONEncoder().encode(pending), forKey: storeKey)
+            return "set aside in the store's journal"
+        } catch {
+            logger?.warning("renewal could not be journaled", metadata: ["account": "\(account)"])
+            return "kept in this process's memory only (the journal could not be written either)"
+        }
+    }
+
+    /// Saves a renewal left unsaved here or, by a process that ended, in the store's journal. A renewal
+    /// that the store has moved past (a sign-out, a new sign-in) is dropped and its refresh token revoked.
+    ///
+    /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store still cannot be written; the
+    ///   renewal stays set aside.
+    func settlePendingRenewal() throws(SessionKitError) {
+        let journal = store as? any SecureStoreJournal
+        var found = pending.withLock { $0 }
+        if found == nil { found = try journaledRenewal(in: journal) }
+        guard let pending = found else { return }
+        let (record, changed) = try updateRecord { stored in
+            guard stored.generation == pending.generation else { return nil }
+            var next = stored
+            next.credentials = pending.credentials
+            next.renewal = nil
+            return next
+        }
+        if !changed { discard(pending.credentials, keeping: record.credentials, replacing: nil) }
+        self.pending.withLock { $0 = nil }
+        do {
+            try journal?.setJournalEntry(nil, forKey: storeKey)
+        } catch {
+            logger?.notice("saved renewal left in the journal", metadata: ["account": "\(account)"])
+        }
+        if changed { states.publish(.active(until: pending.credentials.expiresAt)) }
+    }
+
+    /// The renewal set aside in the journal, if any; an entry that cannot be read is removed.
+    private func journaledRenewal(in journal: (any SecureStoreJournal)?) throws(SessionKitError) -> PendingRenewal? {
+        guard let journal else { return nil }
+        let data: Data?
+        do {
+            data = try journal.journalEntry(forKey: storeKey)
+        } catch  where error.code == .corrupted || error.code == .keyMismatch {
+            try? journal.setJournalEntry(nil, forKey: storeKey)
+            return nil
+        } catch {
+            throw storeFailure(error)
+        }
+        guard let data else { return nil }
+        guard let pending = try? JSONDecoder().decode(PendingRenewal.self, from: data) else {
+            logger?.warning("unreadable journal entry removed", metadata: ["account": "\(account)"])
+            try? journal.setJournalEntry(nil, forKey: storeKey)
+            return nil
+        }
+        return pending
+    }
+
+    /// Forgets a renewal left unsaved, here and in the journal, after the session was replaced or cleared.
+    ///
+    /// - Returns: Its credentials, if there was one.
+    @discardableResult
+    func dropPendingRenewal() -> Credentials? {
+        let journal = store as? any SecureStoreJournal
+        let dropped = pending.withLock { $0.take() }?.credentials ?? (try? journaledRenewal(in: journal))?.credentials
+        if dropped != nil { try? journal?.setJournalEntry(nil, forKey: storeKey) }
+        return dropped
+    }
+
+    /// Revokes the refresh token of renewed credentials that will not be stored, unless the store holds
+    /// that same token or it is the one they replaced.
+    private func discard(_ renewed: Credentials, keeping stored: Credentials?, replacing current: Credentials?) {
+        guard let rotated = renewed.refreshToken, rotated != current?.refreshToken, rotated != stored?.refreshToken
+        else { return }
+        let provider = self.provider
+        Task { try? await provider.revoke(rotated) }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+/// What one listener knows and decides, shared by its connections and its waiter: the request in progress,
+/// whether its start link was used, and the hand-over of the one redirect whose `state` matches.
+final class LoopbackListenerState: Sendable {
+    /// How a callback request is answered.
+    enum Verdict {
+        /// The real redirect, for the request made with `redirectURI`.
+        case accept(redirectURI: URL)
+        case ignore(LoopbackRedirectListener.IgnoredRequest.Reason)
+    }
+
+    private enum Delivery {
+        case pending(CheckedContinuation<Result<LoopbackRedirect, SessionKitError>, Never>?)
+        case arrived(LoopbackRedirect)
+        case ended(SessionKitError)
+    }
+
+    private struct Fields {
+        var state: String?
+        var authorizationURL: URL?
+        var redirectURI: URL?
+        var startUsed = false
+        var accepted = false
+        var delivery = Delivery.pending(nil)
+    }
+
+    /// The random last path component of the start link.
+    let startToken = PKCE.randomToken(bytes: 16)
+    private let fields = Mutex(Fields())
+
+    /// Sets the request the listener serves: its `state` for callbacks, its URL for the start link.
+    func expect(_ request: AuthorizationRequest) {
+        fields.withLock {
+            $0.state = request.state
+            $0.authorizationURL = request.url
+            $0.redirectURI = request.redirectURI
+        }
+    }
+
+    /// The authorization URL for a start-link request carrying `token`, once; `nil` when the token is wrong
+    /// or no request is set, `.some(nil)` when the link was already used.
+    func start(token: String) -> URL?? {
+        guard ConstantTime.equals(token, startToken) else { return nil }
+        return fields.withLock { fields -> URL?? in
+            guard let url = fields.authorizationURL else { return nil }
+            if fields.startUsed { return .some(nil) }
+            fields.startUsed = true
+            return .some(url)
+        }
+    }
+
+    /// Judges a callback by its `state` values (exactly one must be there); the first match is accepted, and
+    /// only once, while the wait goes on.
+    func judge(states: [String]) -> Verdict {
+        fields.withLock { fields in
+            guard let expected = fields.state, let redirectURI = fields.redirectURI, let state = states.first,
+                states.count == 1
+            else {
+                return .ignore(.missingState)
+            }
+            guard ConstantTime.equals(state, expected) else { return .ignore(.wrongState) }
+            if fields.accepted { return .ignore(.alreadyCompleted) }
+            if case .ended = fields.delivery { return .ignore(.notWaiting) }
+            fields.accepted = true
+            return .accept(redirectURI: redirectURI)
+        }
+    }
+
+    /// Hands the accepted redirect to the waiter, now or when it comes.
+    func deliver(_ redirect: LoopbackRedirect) {
+        let waiter = fields.withLock {
+            fields -> CheckedContinuation<Result<LoopbackRedirect, SessionKitError>, Never>? in
+            guard case .pending(let waiter) = fields.delivery else { return nil }
+            fields.delivery = waiter == nil ? .arrived(redirect) : .ended(Self.taken)
+            return waiter
+        }
+        waiter?.resume(returning: .success(redirect))
+    }
+
+    /// Ends the wait with `error` (a timeout, a cancellation), unless the redirect was already handed over.
+    func end(with error: SessionKitError) {
+        let waiter = fields.withLock {
+            fields -> CheckedContinuation<Result<LoopbackRedirect, SessionKitError>, Never>? in
+            guard case .pending(let waiter) = fields.delivery else { return nil }
+            fields.delivery = .ended(error)
+            return waiter
+        }
+        waiter?.resume(returning: .failure(error))
+    }
+
+    private static let taken = SessionKitError(
+        code: .invalidInput,
+        message: "this listener's redirect was already taken; start a new listener to sign in again")
+
+    /// Waits for the accepted redirect, or the error that ended the wait.
+    func next() async -> Result<LoopbackRedirect, SessionKitError> {
+        await withCheckedContinuation { continuation in
+            let ready = fields.withLock { fields -> Result<LoopbackRedirect, SessionKitError>? in
+                switch fields.delivery {
+                case .arrived(let redirect):
+                    fields.delivery = .ended(Self.taken)
+                    return .success(redirect)
+                case .ended(let error):
+                    return .failure(error)
+                case .pending(.some):
+                    return .failure(
+                        SessionKitError(code: .invalidInput, message: "someone is already waiting on this listener"))
+                case .pending(nil):
+                    fields.delivery = .pending(continuation)
+                    return nil
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

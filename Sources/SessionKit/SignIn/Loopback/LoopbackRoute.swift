@@ -1,0 +1,58 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Decides the answer to one request: the start link, the callback path, or neither.
+struct LoopbackRoute: Sendable {
+    /// How a request is answered.
+    enum Answer {
+        case page(LoopbackPage)
+        /// The real redirect: answered when `page` completes; `written` completes once it has been sent.
+        case hold(page: EventLoopPromise<LoopbackPage>, written: EventLoopPromise<Void>)
+    }
+
+    let state: LoopbackListenerState
+    /// The callback path, percent-encoded as in the redirect URI.
+    let callbackPath: String
+    let responseTimeout: Duration
+    let onIgnored: (@Sendable (LoopbackRedirectListener.IgnoredRequest) -> Void)?
+
+    func answer(_ head: HTTPRequestHead, eventLoop: any EventLoop) -> Answer {
+        let target = head.uri
+        let path = String(target.prefix { $0 != "?" && $0 != "#" })
+        if path.hasPrefix("/start/") {
+            guard head.method == .GET else { return .page(.methodNotAllowed) }
+            switch state.start(token: String(path.dropFirst("/start/".count))) {
+            case .none: return .page(.notFound)
+            case .some(.none): return .page(.startUsed)
+            case .some(.some(let url)): return .page(.redirect(to: url.absoluteString))
+            }
+        }
+        guard path == callbackPath else { return .page(.notFound) }
+        guard head.method == .GET else { return .page(.methodNotAllowed) }
+        let items = URLComponents(string: target)?.queryItems ?? []
+        let states = items.filter { $0.name == "state" }.map { $0.value ?? "" }
+        switch state.judge(states: states) {
+        case .ignore(let reason):
+            onIgnored?(LoopbackRedirectListener.IgnoredRequest(reason: reason))
+            switch reason {
+            case .missingState, .wrongState: return .page(.foreign)
+            case .alreadyCompleted: return .page(.repeated)
+            case .notWaiting: return .page(.notWaiting)
+            }
+        case .accept(let redirectURI):
+            // The redirect URI as sent, with the query the browser brought back.
+            var components = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
+            components?.percentEncodedQuery = URLComponents(string: target)?.percentEncodedQuery
+            guard let url = components?.url else { return .page(.foreign) }
+            let page = eventLoop.makePromise(of: LoopbackPage.self)
+            let written = eventLoop.makePromise(of: Void.self)
+            let timer = eventLoop.scheduleTask(in: .clamped(responseTimeout)) {
+                page.succeed(.undecided)
+            }
+            page.futureResult.whenComplete { _ in timer.cancel() }
+            state.deliver(LoopbackRedirect(url: url, page: page, written: written.futureResult))
+            return .hold(page: page, written: written)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import JWTKit
+import Testing
+
+@testable import SessionKit
+
+/// ID tokens whose header names no `kid` (OIDC Core 10.1: only required when the JWKS has several keys).
+@Suite("ID tokens without a kid")
+struct IDTokenKeyIDTests {
+    /// The factory's public key as a JWK, with `kid` if given.
+    private static func factoryJWK(_ factory: TokenFactory, kid: String? = nil) -> String {
+        let (x, y) = factory.privateKey.publicKey.parameters ?? ("", "")
+        let name = kid.map { #","kid":"\#($0)""# } ?? ""
+        return #"{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)","alg":"ES256","use":"sig"\#(name)}"#
+    }
+
+    /// Another ES256 public key, unrelated to the factory's.
+    private static func otherJWK() -> String {
+        let (x, y) = ES256PrivateKey().publicKey.parameters ?? ("", "")
+        return #"{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)","alg":"ES256","use":"sig"}"#
+    }
+
+    private static func validator(jwks keys: [String]) -> IDTokenValidator {
+        let data = Data(#"{"keys":[\#(keys.joined(separator: ","))]}"#.utf8)
+        return IDTokenValidator(
+            keys: JWKSCache(refetchInterval: .seconds(60)) { () async throws(SessionKitError) -> Data in data },
+            clientSecret: nil
+        )
+    }
+
+    @Test("a token without a kid is accepted when the JWKS has exactly one key, itself without a kid")
+    func oneUnnamedKey() async throws {
+        let factory = await TokenFactory()
+        let token = try await factory.sign(factory.claims, header: ["alg": "ES256", "typ": "JWT"])
+        let jwt = try await Self.validator(jwks: [Self.factoryJWK(factory)])
+            .validate(token, expecting: factory.expectations())
+        #expect(jwt.subject == "auth0|alice")
+    }
+
+    @Test("a token without a kid is accepted when the JWKS has exactly one key, with a kid")
+    func oneNamedKey() async throws {
+        let factory = await TokenFactory()
+        let token = try await factory.sign(factory.claims, header: ["alg": "ES256", "typ": "JWT"])
+        let jwt = try await Self.validator(jwks: [Self.factoryJWK(factory, kid: "k1")])
+            .validate(token, expecting: factory.expectations())
+        #expect(jwt.subject == "auth0|alice")
+    }
+
+    @Test("a token without a kid is refused, naming the reason, when several keys could verify it")
+    func severalKeys() async throws {
+        let factory = await TokenFactory()
+        let token = try await factory.sign(factory.claims, header: ["alg": "ES256", "typ": "JWT"])
+        do {
+            _ = try await Self.validator(jwks: [Self.otherJWK(), Self.factoryJWK(factory)])
+                .validate(token, expecting: factory.expectations())
+            Issue.record("expected the token to be refused")
+        } catch {
+            #expect(error.failedCheck == .unknownKey)
+            #expect("\(error)".contains("names no key id"))
+        }
+    }
+
+    @Test("a token with a kid cannot reach a key published without one")
+    func localNamesAreUnreachable() async throws {
+        let factory = await TokenFactory()
+        let token = try await factory.sign(factory.claims, header: ["alg": "ES256", "kid": "\u{0}unnamed-0"])
+        await #expect(throws: SessionKitError.self) {
+            _ = try await Self.validator(jwks: [Self.factoryJWK(factory)])
+                .validate(token, expecting: factory.expectations())
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import AuthEmulator
+import Foundation
+import SessionKit
+import SessionKitTesting
+import Testing
+
+/// The provider refuses or misanswers; `sessionctl` says so plainly and keeps what it should.
+@Suite("sessionctl when the provider refuses")
+struct ProviderRefusalTests {
+    @Test("whoami refuses a userinfo answer for another user and keeps the session")
+    func whoamiOtherSubject() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            try await emulator.controls.inject(.otherSubject, into: .userinfo)
+            let refused = try await cli.run(["whoami"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("another user"), "\(refused.output)")
+            #expect(!refused.stdout.contains("someone-else"), "\(refused.output)")
+            #expect(try await cli.run(["status"]).status == 0, "the session is kept")
+            try await emulator.controls.clearFaults(.userinfo)
+            let whoami = try await cli.run(["whoami"])
+            #expect(whoami.status == 0, "\(whoami.output)")
+            #expect(!whoami.stdout.contains("someone-else"))
+        }
+    }
+
+    // A public client's revocation refused as needing client authentication (401 here; 400 invalid_client
+    // is the same path): logout signs out locally and says the provider did not revoke.
+    @Test("logout clears locally and says so when the provider refuses revocation", arguments: [401, 400])
+    func logoutRevocationRefused(status: Int) async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            let credentials = try #require(
+                try await EncryptedFileStoreReader(folder: cli.sessionsFolder).credentials(
+                    for: try emulator.providerConfiguration()))
+            try await emulator.controls.inject(.status(status), into: .revoke)
+            let logout = try await cli.run(["logout"])
+            #expect(logout.status == 0, "\(logout.output)")
+            #expect(!logout.stdout.contains("revoked at the provider"), "\(logout.output)")
+            #expect(logout.stderr.contains("could not revoke at the provider"), "\(logout.output)")
+            #expect(try await cli.run(["status"]).status == 1, "signed out locally")
+            try await emulator.controls.clearFaults(.revoke)
+            let renewed = try await ProviderClient(configuration: try emulator.providerConfiguration()).renew(
+                credentials)
+            #expect(renewed.accessToken != credentials.accessToken, "the grant was indeed not revoked")
+        }
+    }
+}
