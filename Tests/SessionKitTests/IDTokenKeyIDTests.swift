@@ -1,5 +1,7 @@
+import AuthEmulator
 import Foundation
 import JWTKit
+import SessionKitTesting
 import Testing
 
 @testable import SessionKit
@@ -67,6 +69,31 @@ struct IDTokenKeyIDTests {
         await #expect(throws: SessionKitError.self) {
             _ = try await Self.validator(jwks: [Self.factoryJWK(factory)])
                 .validate(token, expecting: factory.expectations())
+        }
+    }
+
+    @Test("over HTTP: a provider that signs without a kid is accepted with one key, refused with two")
+    func emulatorWithoutKeyID() async throws {
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.omitsIDTokenKeyID = true }) { emulator in
+            let password = Secret(AuthEmulator.User.alicePassword)
+            let first = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: password)
+            let idToken = try #require(first.idToken?.unsafeRawValue)
+            var encoded = String(idToken.prefix { $0 != "." }).replacing("-", with: "+").replacing("_", with: "/")
+            encoded += String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+            let header = try #require(Data(base64Encoded: encoded))
+            #expect(!String(decoding: header, as: UTF8.self).contains("kid"))
+            #expect(first.idTokenClaims?.subject != nil)
+
+            _ = try await emulator.controls.rotateSigningKeys()  // the JWKS now publishes two RS256 keys
+            do {
+                _ = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                    .signIn(username: AuthEmulator.User.aliceEmail, password: password)
+                Issue.record("a kid-less ID token was accepted although two keys could have signed it")
+            } catch let error as SessionKitError {
+                #expect(error.code == .validationFailed && error.failedCheck == .unknownKey)
+                #expect(error.message.contains("names no key id"))
+            }
         }
     }
 }

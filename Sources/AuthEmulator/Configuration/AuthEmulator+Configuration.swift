@@ -24,6 +24,13 @@ extension AuthEmulator {
         public var port: Int?
         /// The algorithm of the emulator's signing keys (RS256 by default).
         public var signingAlgorithm: SigningAlgorithm
+        /// Signs ID tokens without a `kid` header, as providers with a single key may (OpenID Connect Core
+        /// 10.1). Off by default. Access tokens keep their `kid`.
+        public var omitsIDTokenKeyID: Bool
+        /// How confidential clients may authenticate: `client_secret_basic`, `client_secret_post` (and `none`
+        /// for public clients). Published in discovery; a secret sent any other way is refused with
+        /// `invalid_client`, as a provider that registered the client for one method does. All by default.
+        public var clientAuthenticationMethods: [String]
         /// How long tokens, codes and device codes live.
         public var lifetimes: TokenLifetimes
         /// Refresh-token rotation and reuse detection.
@@ -50,6 +57,8 @@ extension AuthEmulator {
             allowNonLoopbackHost: Bool = false,
             port: Int? = nil,
             signingAlgorithm: SigningAlgorithm = .rs256,
+            omitsIDTokenKeyID: Bool = false,
+            clientAuthenticationMethods: [String] = Self.allClientAuthenticationMethods,
             lifetimes: TokenLifetimes = .init(),
             refreshTokenRotation: RefreshTokenRotation = .init(),
             keyRotationOverlap: Double = 86_400,
@@ -64,6 +73,8 @@ extension AuthEmulator {
             self.allowNonLoopbackHost = allowNonLoopbackHost
             self.port = port
             self.signingAlgorithm = signingAlgorithm
+            self.omitsIDTokenKeyID = omitsIDTokenKeyID
+            self.clientAuthenticationMethods = clientAuthenticationMethods
             self.lifetimes = lifetimes
             self.refreshTokenRotation = refreshTokenRotation
             self.keyRotationOverlap = keyRotationOverlap
@@ -74,6 +85,9 @@ extension AuthEmulator {
             self.users = users
             self.apis = apis
         }
+
+        /// Every client authentication method the emulator knows.
+        public static let allClientAuthenticationMethods = ["client_secret_basic", "client_secret_post", "none"]
 
         /// Loads a configuration from a JSON file; missing keys take their defaults.
         public static func load(contentsOf url: URL) throws -> Configuration {
@@ -92,7 +106,8 @@ extension AuthEmulator {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case host, allowNonLoopbackHost, port, signingAlgorithm, lifetimes, refreshTokenRotation, keyRotationOverlap
+            case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
+            case lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis
         }
 
@@ -105,6 +120,10 @@ extension AuthEmulator {
             self.port = try c.decodeIfPresent(Int.self, forKey: .port)
             self.signingAlgorithm =
                 try c.decodeIfPresent(SigningAlgorithm.self, forKey: .signingAlgorithm) ?? defaults.signingAlgorithm
+            self.omitsIDTokenKeyID = try c.decodeIfPresent(Bool.self, forKey: .omitsIDTokenKeyID) ?? false
+            self.clientAuthenticationMethods =
+                try c.decodeIfPresent([String].self, forKey: .clientAuthenticationMethods)
+                ?? defaults.clientAuthenticationMethods
             self.lifetimes = try c.decodeIfPresent(TokenLifetimes.self, forKey: .lifetimes) ?? defaults.lifetimes
             self.refreshTokenRotation =
                 try c.decodeIfPresent(RefreshTokenRotation.self, forKey: .refreshTokenRotation)

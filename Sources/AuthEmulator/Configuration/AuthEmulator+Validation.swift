@@ -29,6 +29,11 @@ extension AuthEmulator.Configuration {
         for client in clients where client.signsIDTokensWithSecret && (client.secret?.utf8.count ?? 0) < 32 {
             throw fail("client \(client.id) signs ID tokens with its secret, which must be at least 32 bytes")
         }
+        for method in clientAuthenticationMethods where !Self.allClientAuthenticationMethods.contains(method) {
+            throw fail(
+                "clientAuthenticationMethods: '\(method)' is not one of "
+                    + Self.allClientAuthenticationMethods.joined(separator: ", "))
+        }
         if Set(users.map(\.id)).count != users.count { throw fail("user ids must be unique") }
         if let autoSignInUser,
             !users.contains(where: { $0.id == autoSignInUser || $0.email.lowercased() == autoSignInUser.lowercased() })

@@ -10,6 +10,7 @@ struct ClientAuthenticator: Sendable {
     func authenticate(_ request: Request, _ parameters: RequestParameters) throws(OAuthError) -> AuthEmulator.Client {
         var clientID = parameters["client_id"]
         var secret = parameters["client_secret"]
+        var method = secret == nil ? "none" : "client_secret_post"
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
             guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
                 let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
@@ -22,6 +23,7 @@ struct ClientAuthenticator: Sendable {
                 throw OAuthError(.invalidRequest, "client_id differs between the body and the Authorization header.")
             }
             clientID = basicID
+            method = "client_secret_basic"
             secret = basicSecret.removingPercentEncoding ?? basicSecret
         }
         guard let clientID else {
@@ -36,6 +38,9 @@ struct ClientAuthenticator: Sendable {
             }
             guard SecureRandom.digest(secret) == SecureRandom.digest(expected) else {
                 throw OAuthError(.invalidClient, "Client authentication failed.")
+            }
+            guard core.configuration.clientAuthenticationMethods.contains(method) else {
+                throw OAuthError(.invalidClient, "Client authentication by \(method) is not accepted here.")
             }
         }
         return client

@@ -22,6 +22,7 @@ struct DiscoveryEndpoints: Sendable {
         let issuer = core.issuer
         let grantTypes = AuthEmulator.GrantType.allSupported.map { EmulatorJSON.string($0.rawValue) }
         let apiScopes = core.configuration.apis.flatMap(\.scopes) + AuthEmulator.API.managementScopes
+        let methods = core.configuration.clientAuthenticationMethods.map { EmulatorJSON.string($0) }
         var document: [String: EmulatorJSON] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "authorize"),
@@ -34,8 +35,8 @@ struct DiscoveryEndpoints: Sendable {
             "response_modes_supported": ["query"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": [.string(core.configuration.signingAlgorithm.rawValue), "HS256"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "token_endpoint_auth_methods_supported": .array(methods),
+            "revocation_endpoint_auth_methods_supported": .array(methods),
             "code_challenge_methods_supported": ["S256"],
             "grant_types_supported": .array(grantTypes),
             "claims_supported": [

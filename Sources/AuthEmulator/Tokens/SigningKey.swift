@@ -33,15 +33,17 @@ struct SigningKey: Sendable, Codable {
         )
     }
 
-    /// Adds the key to a jwt-kit collection under its `kid`.
-    func add(to collection: JWTKeyCollection) async throws {
+    /// Adds the key to a jwt-kit collection under its `kid`, or as the collection's default key, whose tokens
+    /// carry no `kid`, when `withKeyID` is `false`.
+    func add(to collection: JWTKeyCollection, withKeyID: Bool = true) async throws {
+        let identifier = withKeyID ? JWKIdentifier(string: kid) : nil
         switch algorithm {
         case .rs256:
             let key = try Insecure.RSA.PrivateKey(pem: privateKeyPEM)
-            await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+            await collection.add(rsa: key, digestAlgorithm: .sha256, kid: identifier)
         case .es256:
             let key = try ES256PrivateKey(pem: privateKeyPEM)
-            await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+            await collection.add(ecdsa: key, kid: identifier)
         }
     }
 

@@ -28,9 +28,14 @@ actor SigningKeys {
     /// Every key, for the state file.
     var all: [SigningKey] { keys }
 
-    /// Signs `payload` with the current key; the header carries its `kid`.
-    func sign(_ payload: some JWTPayload) async throws -> String {
-        try await collection.sign(payload, kid: JWKIdentifier(string: currentKID))
+    /// Signs `payload` with the current key; the header carries its `kid` unless `withKeyID` is `false`.
+    func sign(_ payload: some JWTPayload, withKeyID: Bool = true) async throws -> String {
+        guard withKeyID else {
+            let single = JWTKeyCollection()
+            try await keys[keys.count - 1].add(to: single, withKeyID: false)
+            return try await single.sign(payload)
+        }
+        return try await collection.sign(payload, kid: JWKIdentifier(string: currentKID))
     }
 
     /// Verifies a token's signature against any published key and decodes its payload.

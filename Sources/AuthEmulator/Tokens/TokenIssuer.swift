@@ -82,12 +82,12 @@ struct TokenIssuer: Sendable {
                 throw OAuthError(.serverError, "The ID token could not be signed.")
             }
         }
-        return try await sign(claims)
+        return try await sign(claims, withKeyID: !core.configuration.omitsIDTokenKeyID)
     }
 
-    private func sign(_ payload: some JWTPayload) async throws(OAuthError) -> String {
+    private func sign(_ payload: some JWTPayload, withKeyID: Bool = true) async throws(OAuthError) -> String {
         do {
-            return try await core.keys.sign(payload)
+            return try await core.keys.sign(payload, withKeyID: withKeyID)
         } catch {
             core.logger.error("Token signing failed", metadata: ["error": "\(type(of: error))"])
             throw OAuthError(.serverError, "The token could not be signed.")

@@ -92,22 +92,37 @@ extension ProviderClient {
         try await idTokenValidator().keys.preload()
     }
 
-    /// Posts a form with `client_id` and, for confidential clients, `client_secret`.
+    /// Posts a form with the client's identity: `client_id` for a public client; for a confidential one, its
+    /// secret by ``ClientAuthenticationMethod`` (HTTP Basic, or `client_secret` in the body).
     func postForm(_ parameters: [(String, String)], to url: URL, endpoint: String) async throws(SessionKitError)
         -> HTTPResponse
     {
         var form = parameters
-        form.append(("client_id", configuration.clientID))
+        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         if let secret = configuration.clientSecret {
-            form.append(("client_secret", secret.unsafeRawValue))
+            switch try await clientAuthenticationMethod() {
+            case .clientSecretBasic, .automatic:
+                // RFC 6749 2.3.1: both parts form-encoded, then joined by a colon and Base64-encoded.
+                let pair =
+                    FormEncoding.escape(configuration.clientID) + ":" + FormEncoding.escape(secret.unsafeRawValue)
+                headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
+            case .clientSecretPost:
+                form.append(("client_id", configuration.clientID))
+                form.append(("client_secret", secret.unsafeRawValue))
+            }
+        } else {
+            form.append(("client_id", configuration.clientID))
         }
-        let request = HTTPRequest(
-            method: "POST",
-            url: url,
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-            body: FormEncoding.encode(form)
-        )
+        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: FormEncoding.encode(form))
         return try await send(request, endpoint: endpoint, loggedBody: Redaction.form(form))
+    }
+
+    /// The configured client authentication method, or the one discovery's
+    /// `token_endpoint_auth_methods_supported` calls for.
+    func clientAuthenticationMethod() async throws(SessionKitError) -> ClientAuthenticationMethod {
+        let configured = configuration.clientAuthentication
+        if configured != .automatic { return configured }
+        return try configured.resolved(supported: try await metadata().tokenEndpointAuthMethods)
     }
 
     /// The scope and audience parameters for a sign-in request.

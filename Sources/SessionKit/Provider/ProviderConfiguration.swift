@@ -16,6 +16,8 @@ public struct ProviderConfiguration: Sendable {
     public var clientID: String
     /// The client secret, for confidential clients only. Native apps and CLIs have none.
     public var clientSecret: Secret?
+    /// How the client secret is sent, when there is one: chosen from discovery unless set.
+    public var clientAuthentication: ClientAuthenticationMethod
     /// The API audience to request access tokens for (Auth0's `audience` parameter), if any.
     public var audience: String?
     /// The default scope for sign-in. `offline_access` asks for a refresh token.
@@ -40,6 +42,7 @@ public struct ProviderConfiguration: Sendable {
         issuer: URL,
         clientID: String,
         clientSecret: Secret? = nil,
+        clientAuthentication: ClientAuthenticationMethod = .automatic,
         audience: String? = nil,
         scope: String = Self.defaultScope,
         endpoints: EndpointOverrides = .init(),
@@ -62,6 +65,7 @@ public struct ProviderConfiguration: Sendable {
         self.issuer = issuer
         self.clientID = clientID
         self.clientSecret = clientSecret
+        self.clientAuthentication = clientAuthentication
         self.audience = audience
         self.scope = scope
         self.endpoints = endpoints

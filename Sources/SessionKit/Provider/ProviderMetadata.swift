@@ -21,6 +21,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     public var grantTypesSupported: [String]?
     /// The ID-token signing algorithms the provider says it uses.
     public var idTokenSigningAlgorithms: [String]?
+    /// The ways of authenticating a client at the token endpoint the provider says it accepts.
+    public var tokenEndpointAuthMethods: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -32,6 +34,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         case jwksURI = "jwks_uri"
         case grantTypesSupported = "grant_types_supported"
         case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
     }
 
     /// Creates metadata from explicit endpoints, for providers without discovery.
@@ -44,7 +47,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         deviceAuthorizationEndpoint: URL? = nil,
         jwksURI: URL? = nil,
         grantTypesSupported: [String]? = nil,
-        idTokenSigningAlgorithms: [String]? = nil
+        idTokenSigningAlgorithms: [String]? = nil,
+        tokenEndpointAuthMethods: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -55,6 +59,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         self.jwksURI = jwksURI
         self.grantTypesSupported = grantTypesSupported
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
+        self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
     }
 
     /// These metadata with every non-`nil` override applied.

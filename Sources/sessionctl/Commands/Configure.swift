@@ -6,7 +6,12 @@ import SessionKit
 /// `sessionctl configure`: saves a profile's provider settings.
 struct Configure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Save a profile's provider settings (issuer, client id, audience, scope, endpoints)."
+        abstract: "Save a profile's provider settings (issuer, client id, audience, scope, endpoints).",
+        discussion: """
+            A confidential client's secret, given with --client-secret-file or --client-secret-stdin, is saved in \
+            the secure store, never in config.json. SESSIONCTL_CLIENT_SECRET is used by the run it is set for and \
+            never saved.
+            """
     )
 
     @OptionGroup var options: GlobalOptions
@@ -40,7 +45,16 @@ struct Configure: AsyncParsableCommand {
     @Option(name: .customLong("jwks-uri"), help: "Override the discovered JWKS URL.")
     var jwksURI: String?
 
+    @Flag(name: .customLong("forget-client-secret"), help: "Delete the profile's saved client secret.")
+    var forgetClientSecret = false
+
     func validate() throws {
+        if forgetClientSecret && (options.clientSecretFile != nil || options.clientSecretStdin) {
+            throw ValidationError("--forget-client-secret excludes --client-secret-file and --client-secret-stdin")
+        }
+        if options.clientSecretFile != nil && options.clientSecretStdin {
+            throw ValidationError("--client-secret-file and --client-secret-stdin exclude each other; give one")
+        }
         if let redirectPort, !(0...65_535).contains(redirectPort) {
             throw ValidationError("--redirect-port is \(redirectPort); give a port from 0 (any free one) to 65535")
         }
@@ -58,6 +72,7 @@ struct Configure: AsyncParsableCommand {
             profile.clientID = options.clientID ?? profile.clientID
             profile.audience = options.audience ?? profile.audience
             profile.scope = options.scope ?? profile.scope
+            profile.clientAuth = options.clientAuth ?? profile.clientAuth
             if let redirectURI {
                 profile.redirectURI = try LoopbackRedirectURI(redirectURI).description
                 profile.redirectPort = nil
@@ -73,13 +88,41 @@ struct Configure: AsyncParsableCommand {
             endpoints.deviceAuthorization = deviceEndpoint ?? endpoints.deviceAuthorization
             endpoints.jwks = jwksURI ?? endpoints.jwks
             profile.endpoints = endpoints == .init() ? nil : endpoints
+            let given =
+                options.clientSecretStdin || options.clientSecretFile != nil
+                ? try ClientSecret.given(stdin: options.clientSecretStdin, file: options.clientSecretFile) : nil
             // Check before saving: a bad URL or plain http to a remote host is refused here.
-            _ = try ResolvedSettings(
-                profile: name, settings: profile, sessionsDirectory: nil, storePolicy: .automatic
-            ).providerConfiguration()
+            let resolved = ResolvedSettings(
+                profile: name, settings: profile, sessionsDirectory: options.sessionsDirectory,
+                storePolicy: try options.storePolicy(), clientSecret: given)
+            _ = try resolved.providerConfiguration()
+            if given != nil || forgetClientSecret {
+                try saveSecret(given, for: resolved)
+                profile.clientSecretInStore = given != nil ? true : nil
+            }
             file.profiles[name] = profile
             try file.save()
             Terminal.out("Saved profile '\(name)' to \(ConfigFile.path.path)")
+            if given != nil { Terminal.out("Saved the client secret in the secure store") }
+            if forgetClientSecret { Terminal.out("Deleted the saved client secret") }
+        }
+    }
+
+    /// Saves `secret` for the profile in its secure store, or deletes the saved one when `secret` is `nil`.
+    private func saveSecret(_ secret: Secret?, for resolved: ResolvedSettings) throws(SessionKitError) {
+        let folder =
+            resolved.sessionsDirectory ?? Environment.value("SESSIONCTL_SESSIONS_DIR")
+            ?? SessionContext.defaultStoreFolder
+        let store = try SessionContext.openStore(resolved, folder: folder).store
+        let key = ClientSecret.storeKey(profile: resolved.profile)
+        do {
+            if let secret {
+                try store.setString(secret.unsafeRawValue, forKey: key)
+            } else {
+                try store.deleteItem(forKey: key)
+            }
+        } catch {
+            throw SessionKitError(storeError: error)
         }
     }
 }

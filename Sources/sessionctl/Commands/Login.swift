@@ -47,6 +47,11 @@ struct Login: AsyncParsableCommand {
     var timeout: Int = 300
 
     func validate() throws {
+        if passwordStdin && options.clientSecretStdin {
+            throw ValidationError(
+                "--password-stdin and --client-secret-stdin both read standard input; give the secret with "
+                    + "--client-secret-file or save it with `sessionctl configure` first")
+        }
         guard (1...86_400).contains(timeout) else {
             throw ValidationError("--timeout is \(timeout) seconds; give between 1 and 86400 (a day)")
         }

@@ -58,7 +58,9 @@ struct Token: AsyncParsableCommand {
     /// usual path (ArgumentParser, then `run()`) does the whole job, reporting errors as usual.
     static func printLocalToken(_ arguments: TokenFastPath) -> Bool {
         let minTTL = TimeInterval(arguments.minTTL)
-        guard let context = try? SessionContext.make(arguments.globalOptions, warnOnFallback: false),
+        guard
+            let context = try? SessionContext.make(
+                arguments.globalOptions, warnOnFallback: false, readsStoredSecret: false),
             let credentials = try? context.session.localCredentials(minTTL: minTTL)
         else { return false }
         // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.

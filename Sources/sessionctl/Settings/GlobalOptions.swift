@@ -14,6 +14,25 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("client-id"), help: "The client id (env SESSIONCTL_CLIENT_ID).")
     var clientID: String?
 
+    @Option(
+        name: .customLong("client-secret-file"),
+        help: ArgumentHelp(
+            "Read a confidential client's secret from FILE (mode 600; env SESSIONCTL_CLIENT_SECRET holds it "
+                + "otherwise). `configure` saves it in the secure store.",
+            valueName: "FILE"))
+    var clientSecretFile: String?
+
+    @Flag(name: .customLong("client-secret-stdin"), help: "Read a confidential client's secret from standard input.")
+    var clientSecretStdin = false
+
+    @Option(
+        name: .customLong("client-auth"),
+        help: ArgumentHelp(
+            "How the client secret is sent: auto (as discovery lists), basic or post (env SESSIONCTL_CLIENT_AUTH; "
+                + "default: auto).",
+            valueName: "auto|basic|post"))
+    var clientAuth: String?
+
     @Option(name: .long, help: "The API audience to request tokens for (env SESSIONCTL_AUDIENCE).")
     var audience: String?
 
@@ -47,9 +66,11 @@ struct GlobalOptions: ParsableArguments {
         settings.clientID = clientID ?? environment("SESSIONCTL_CLIENT_ID") ?? saved.clientID
         settings.audience = audience ?? environment("SESSIONCTL_AUDIENCE") ?? saved.audience
         settings.scope = scope ?? environment("SESSIONCTL_SCOPE") ?? saved.scope
+        settings.clientAuth = clientAuth ?? environment("SESSIONCTL_CLIENT_AUTH") ?? saved.clientAuth
         let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
         return ResolvedSettings(
-            profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy())
+            profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy(),
+            clientSecret: try ClientSecret.given(stdin: clientSecretStdin, file: clientSecretFile))
     }
 
     /// The store policy from `--store`, else `SESSIONCTL_STORE`, else automatic.
@@ -76,6 +97,8 @@ struct ResolvedSettings {
     let sessionsDirectory: String?
     /// Which store backends may be used (`--store`).
     let storePolicy: StoreSelection.Policy
+    /// The client secret given to this run, or read from the secure store.
+    var clientSecret: Secret?
 
     /// The provider configuration, or an error that says which setting is missing or wrong.
     func providerConfiguration() throws(SessionKitError) -> ProviderConfiguration {
@@ -102,10 +125,26 @@ struct ResolvedSettings {
         return try ProviderConfiguration(
             issuer: issuer,
             clientID: clientID,
+            clientSecret: clientSecret,
+            clientAuthentication: try clientAuthentication(),
             audience: settings.audience,
             scope: settings.scope ?? ProviderConfiguration.defaultScope,
             endpoints: try endpointOverrides()
         )
+    }
+
+    /// `--client-auth` as the library names it.
+    private func clientAuthentication() throws(SessionKitError) -> ClientAuthenticationMethod {
+        switch settings.clientAuth {
+        case nil, "auto": return .automatic
+        case "basic": return .clientSecretBasic
+        case "post": return .clientSecretPost
+        case let other?:
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the client authentication '\(other)' is not one of auto, basic, post; "
+                    + "pass --client-auth auto|basic|post")
+        }
     }
 
     private func endpointOverrides() throws(SessionKitError) -> EndpointOverrides {

@@ -17,6 +17,10 @@ struct ProfileSettings: Codable, Equatable {
     /// The exact redirect URI for browser sign-ins, as given to `--redirect-uri`.
     var redirectURI: String?
     var endpoints: Endpoints?
+    /// How the client secret is sent: `auto`, `basic` or `post`.
+    var clientAuth: String?
+    /// Whether `configure` saved a client secret in the secure store (the secret itself is never here).
+    var clientSecretInStore: Bool?
 
     /// Endpoint overrides for providers whose discovery omits some.
     struct Endpoints: Codable, Equatable {
@@ -35,6 +39,8 @@ struct ProfileSettings: Codable, Equatable {
         case redirectPort = "redirect_port"
         case redirectURI = "redirect_uri"
         case endpoints
+        case clientAuth = "client_auth"
+        case clientSecretInStore = "client_secret_in_secure_store"
     }
 }
 

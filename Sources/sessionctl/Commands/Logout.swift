@@ -2,50 +2,6 @@ import ArgumentParser
 import Foundation
 import SessionKit
 
-/// `sessionctl whoami`: the signed-in user's profile.
-struct WhoAmI: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "whoami",
-        abstract: "Show your profile (fetched from the provider; the cached one when offline)."
-    )
-
-    @OptionGroup var options: GlobalOptions
-
-    @Flag(help: "Print the profile's claims as JSON.")
-    var json = false
-
-    func run() async throws {
-        try await reporting {
-            let profile = try await SessionContext.make(options).session.userInfo()
-            if json {
-                Terminal.out(String(decoding: try JSONValue.object(profile.claims).jsonData(), as: UTF8.self))
-                return
-            }
-            Terminal.out(Terminal.bold(profile.name ?? profile.nickname ?? profile.subject))
-            if let email = profile.email {
-                Terminal.out("Email:   \(email)\(profile.emailVerified == true ? " (verified)" : "")")
-            }
-            Terminal.out("User id: \(profile.subject)")
-            if let picture = profile.picture { Terminal.out("Picture: \(picture.absoluteString)") }
-        }
-    }
-}
-
-/// `sessionctl refresh`: renews now, whatever the expiry.
-struct Refresh: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Renew the session now with the refresh token.")
-
-    @OptionGroup var options: GlobalOptions
-
-    func run() async throws {
-        try await reporting {
-            let credentials = try await SessionContext.make(options).session.renew()
-            Terminal.out(
-                "Renewed. Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")
-        }
-    }
-}
-
 /// `sessionctl logout`: revokes the refresh token at the provider and clears the session.
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -16,27 +16,38 @@ struct SessionContext {
     /// Builds the provider client, the encrypted store and the session manager for the profile.
     ///
     /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is
-    /// reported on standard error unless `warnOnFallback` is `false` (`status` shows it itself).
-    static func make(_ options: GlobalOptions, warnOnFallback: Bool = true) throws(SessionKitError) -> SessionContext {
-        let resolved = try options.resolved()
-        let configuration = try resolved.providerConfiguration()
+    /// reported on standard error unless `warnOnFallback` is `false` (`status` shows it itself). A client
+    /// secret that `configure` saved is read from the store unless `readsStoredSecret` is `false` (the
+    /// local token path, which sends nothing to the provider).
+    static func make(_ options: GlobalOptions, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
+        throws(SessionKitError) -> SessionContext
+    {
+        var resolved = try options.resolved()
         let folder = resolved.sessionsDirectory ?? Self.defaultStoreFolder
-        let selection: StoreSelection
-        do {
-            selection = try StoreSelection.make(
-                service: "sessionctl", folder: folder, policy: resolved.storePolicy, keyFileName: "sessionctl.key")
-        } catch {
-            throw SessionKitError(storeError: error)
-        }
+        let selection = try openStore(resolved, folder: folder)
         if warnOnFallback, let warning = selection.warning {
             Terminal.err("sessionctl: warning: \(warning) (pass --store keyring to fail instead)")
         }
+        if resolved.clientSecret == nil, readsStoredSecret, resolved.settings.clientSecretInStore == true {
+            resolved.clientSecret = try ClientSecret.stored(in: selection.store, profile: resolved.profile)
+        }
+        let configuration = try resolved.providerConfiguration()
         let provider = ProviderClient(configuration: configuration)
         let session = SessionManager(provider: provider, store: selection.store, account: resolved.profile)
         return SessionContext(
             resolved: resolved, configuration: configuration, storeFolder: folder, storeSelection: selection,
             provider: provider, session: session
         )
+    }
+
+    /// The secure store for `resolved`'s settings in `folder`.
+    static func openStore(_ resolved: ResolvedSettings, folder: String) throws(SessionKitError) -> StoreSelection {
+        do {
+            return try StoreSelection.make(
+                service: "sessionctl", folder: folder, policy: resolved.storePolicy, keyFileName: "sessionctl.key")
+        } catch {
+            throw SessionKitError(storeError: error)
+        }
     }
 
     /// `$XDG_STATE_HOME/sessionctl`, else `~/.local/state/sessionctl`.

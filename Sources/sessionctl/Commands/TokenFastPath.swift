@@ -13,7 +13,8 @@ struct TokenFastPath {
     var output = Token.Format.plain
 
     private static let valued: Set<String> = [
-        "profile", "issuer", "client-id", "audience", "scope", "sessions-dir", "store", "min-ttl", "output",
+        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store", "min-ttl",
+        "output",
     ]
 
     /// The arguments after `token`, or `nil` when they need ArgumentParser.
@@ -61,6 +62,10 @@ struct TokenFastPath {
         global.scope = options["scope"]
         global.sessionsDirectory = options["sessions-dir"]
         global.store = options["store"]
+        global.clientAuth = options["client-auth"]
+        // Every option must be set here: ArgumentParser stops the program when an unset one is read.
+        global.clientSecretFile = nil
+        global.clientSecretStdin = false
         return global
     }
 }

@@ -1,0 +1,18 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+/// `sessionctl refresh`: renews now, whatever the expiry.
+struct Refresh: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Renew the session now with the refresh token.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        try await reporting {
+            let credentials = try await SessionContext.make(options).session.renew()
+            Terminal.out(
+                "Renewed. Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")
+        }
+    }
+}
