@@ -1,10 +1,5 @@
-import Crypto
 import Foundation
 import SessionKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// django-oauth-toolkit (`Interop/django-oidc`) as an ``InteropProvider``: one server for all scenarios,
 /// started by `.ci/run` (or by hand with `Interop/django-oidc/start.sh`), one client per flow.
@@ -14,21 +9,7 @@ struct DjangoInteropProvider: InteropProvider {
     /// The running server: `SESSIONKIT_INTEROP_DJANGO_URL` (as `.ci/run` sets it), else the port that
     /// `start.sh` recorded for a process that is still alive; `nil` otherwise.
     static var running: URL? {
-        if let url = ProcessInfo.processInfo.environment["SESSIONKIT_INTEROP_DJANGO_URL"], !url.isEmpty {
-            return URL(string: url)
-        }
-        let run = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Interop/django-oidc/var/run")
-        func read(_ name: String) -> String? {
-            (try? String(contentsOf: run.appendingPathComponent(name), encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        // A port file left by a server that is gone (a crash, a reboot) does not count.
-        guard let pid = read("pid").flatMap({ pid_t($0) }), kill(pid, 0) == 0, let port = read("port") else {
-            return nil
-        }
-        return URL(string: "http://127.0.0.1:\(port)")
+        LoopbackInteropServer.running(variable: "SESSIONKIT_INTEROP_DJANGO_URL", folder: "django-oidc")
     }
 
     static func start() throws -> DjangoInteropProvider {
@@ -81,22 +62,9 @@ struct DjangoInteropProvider: InteropProvider {
         }
     }
 
-    /// Asks the project's counting middleware (`interop/token_requests.py`), which knows refresh tokens by
-    /// their SHA-256 only.
+    /// Asks the project's counting middleware (`interop/token_requests.py`).
     func refreshGrants(presenting refreshTokens: [String]) async throws -> Int {
-        let digests = refreshTokens.map { token in
-            SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-        }
-        var components = URLComponents(
-            url: base.appendingPathComponent("interop/token-requests/"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "refresh_token_sha256", value: digests.joined(separator: ","))]
-        let url = components?.url ?? base
-        let response = try await AsyncHTTPClientTransport().send(
-            HTTPRequest(method: "GET", url: url), timeout: .seconds(10))
-        guard response.status == 200, let count = try JSONValue(parsing: response.body)["presenting"]?.intValue else {
-            throw TestFailure("the token-request counter answered HTTP \(response.status)")
-        }
-        return count
+        try await LoopbackInteropServer.refreshGrants(at: base, presenting: refreshTokens)
     }
 
     func stop() async {}

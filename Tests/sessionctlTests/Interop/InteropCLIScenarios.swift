@@ -32,7 +32,8 @@ struct InteropCLIScenarios {
         try await kind.with { provider in
             let cli = try await CLI.make(for: provider, flow: .browser)
             defer { cli.cleanUp() }
-            let login = try cli.start(["login", "--browser", "--no-open"])
+            let arguments = try await provider.loginArguments(for: .browser)
+            let login = try cli.start(["login", "--browser", "--no-open"] + arguments)
             // The start link redirects the scripted browser to the provider's authorization URL.
             let start = try await login.startLink(timeout: .seconds(60))
             let page = try await provider.completeBrowserSignIn(at: start, in: ScriptedBrowser())
@@ -50,6 +51,8 @@ struct InteropCLIScenarios {
     @Test("device sign-in, approved on the provider's own pages", arguments: InteropProviderKind.covered)
     func deviceSignIn(kind: InteropProviderKind) async throws {
         try await kind.with { provider in
+            // django-oidc-provider has no device authorization endpoint: nothing to sign in with.
+            guard provider.supportsDeviceFlow else { return }
             let cli = try await CLI.make(for: provider, flow: .device)
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--device"])
@@ -97,7 +100,7 @@ struct InteropCLIScenarios {
     }
 
     @Test(
-        "logout revokes at the provider and clears; the old refresh token is refused",
+        "logout revokes at the provider (where it can) and clears; the old refresh token is refused",
         arguments: InteropProviderKind.covered)
     func logoutRevokes(kind: InteropProviderKind) async throws {
         try await kind.with { provider in
@@ -107,11 +110,19 @@ struct InteropCLIScenarios {
             let before = try #require(try await cli.storedCredentials(provider, flow: .password))
             let logout = try await cli.run(["logout"])
             #expect(logout.status == 0, "\(logout.output)")
-            #expect(logout.stdout.contains("revoked at the provider"))
             #expect(try await cli.run(["status"]).status == 1)
             #expect(try await cli.storedCredentials(provider, flow: .password) == nil)
             let client = ProviderClient(configuration: try provider.configuration(for: .password))
-            await #expect(performing: { _ = try await client.renew(before) }, throws: isInvalidGrant)
+            if provider.supportsRevocation {
+                #expect(logout.stdout.contains("revoked at the provider"))
+                await #expect(performing: { _ = try await client.renew(before) }, throws: isInvalidGrant)
+            } else {
+                // No revocation endpoint (django-oidc-provider): the session is cleared locally, the CLI says it
+                // could not revoke, and the forgotten refresh token still works at the provider.
+                #expect(!logout.stdout.contains("revoked at the provider"), "\(logout.output)")
+                #expect(logout.stderr.contains("could not revoke"), "\(logout.output)")
+                _ = try await client.renew(before)
+            }
         }
     }
 }

@@ -7,10 +7,11 @@ enum SignInFlow: Sendable {
     case password, browser, device
 }
 
-/// A provider the shared interop scenarios run against: the AuthEmulator, or django-oauth-toolkit.
+/// A provider the shared interop scenarios run against: the AuthEmulator, django-oauth-toolkit or
+/// django-oidc-provider.
 ///
 /// Everything a scenario needs that differs between providers is here; the scenarios themselves are the
-/// same for every provider.
+/// same for every provider, and where a provider lacks a capability they check what it does instead.
 protocol InteropProvider: Sendable {
     /// The provider's name in test output.
     var name: String { get }
@@ -23,6 +24,16 @@ protocol InteropProvider: Sendable {
     var overrides: EndpointOverrides { get }
     /// The client registered for `flow`.
     func clientID(for flow: SignInFlow) -> String
+    /// Extra `sessionctl login` arguments for `flow`, such as an exact `--redirect-uri` for a provider that
+    /// matches redirect URIs exactly. None by default.
+    func loginArguments(for flow: SignInFlow) async throws -> [String]
+    /// Whether the provider has a device authorization endpoint (RFC 8628). True by default.
+    var supportsDeviceFlow: Bool { get }
+    /// Whether the provider has a revocation endpoint (RFC 7009), so that logout can revoke. True by default.
+    var supportsRevocation: Bool { get }
+    /// Whether replaying a rotated-out refresh token revokes the whole token family (the newest refresh and
+    /// access tokens too), rather than only refusing the replayed token. True by default.
+    var revokesFamilyOnReplay: Bool { get }
     /// Signs the fixture user in on the provider's own pages, starting at an authorization URL, and follows
     /// the redirect to the client's loopback listener. Returns that listener's page.
     func completeBrowserSignIn(at authorizationURL: URL, in browser: ScriptedBrowser) async throws
@@ -36,6 +47,11 @@ protocol InteropProvider: Sendable {
 }
 
 extension InteropProvider {
+    func loginArguments(for flow: SignInFlow) async throws -> [String] { [] }
+    var supportsDeviceFlow: Bool { true }
+    var supportsRevocation: Bool { true }
+    var revokesFamilyOnReplay: Bool { true }
+
     /// A SessionKit configuration for `flow`'s client.
     func configuration(for flow: SignInFlow = .password) throws -> ProviderConfiguration {
         try ProviderConfiguration(

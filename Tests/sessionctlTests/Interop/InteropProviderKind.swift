@@ -5,19 +5,25 @@ import Testing
 enum InteropProviderKind: String, Sendable, CustomTestStringConvertible {
     case emulator
     case djangoOAuthToolkit
+    case djangoOIDCProvider
 
     var testDescription: String {
         switch self {
         case .emulator: "AuthEmulator"
         case .djangoOAuthToolkit: "django-oauth-toolkit"
+        case .djangoOIDCProvider: "django-oidc-provider"
         }
     }
 
-    /// The emulator always; django-oauth-toolkit when it is running, or when `SESSIONKIT_REQUIRE_INTEROP=1`
-    /// (as in CI), where a missing server then fails its scenarios instead of leaving them out.
+    /// The emulator always; each third-party provider when it is running, or when
+    /// `SESSIONKIT_REQUIRE_INTEROP=1` (as in CI), where a missing server then fails its scenarios instead of
+    /// leaving them out.
     static var covered: [InteropProviderKind] {
         let required = ProcessInfo.processInfo.environment["SESSIONKIT_REQUIRE_INTEROP"] == "1"
-        return DjangoInteropProvider.running != nil || required ? [.emulator, .djangoOAuthToolkit] : [.emulator]
+        var kinds: [InteropProviderKind] = [.emulator]
+        if required || DjangoInteropProvider.running != nil { kinds.append(.djangoOAuthToolkit) }
+        if required || DjangoOIDCProviderInteropProvider.running != nil { kinds.append(.djangoOIDCProvider) }
+        return kinds
     }
 
     /// Runs `body` with this provider, stopping it afterwards whether `body` throws or not.
@@ -26,6 +32,7 @@ enum InteropProviderKind: String, Sendable, CustomTestStringConvertible {
             switch self {
             case .emulator: try await EmulatorInteropProvider.start()
             case .djangoOAuthToolkit: try DjangoInteropProvider.start()
+            case .djangoOIDCProvider: try DjangoOIDCProviderInteropProvider.start()
             }
         do {
             try await body(provider)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Start the provider on 127.0.0.1 in the background.
+# Usage: ./start.sh [PORT]   (or INTEROP_PORT=...; default: a free port)
+set -euo pipefail
+# The DB holds live tokens (django-oidc-provider stores them as sent) and the key signs ID tokens: owner only.
+umask 077
+cd "$(dirname "$0")"
+
+RUN=var/run
+mkdir -p "$RUN"
+chmod 700 var "$RUN"
+if [ -f "$RUN/pid" ] && kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
+    echo "already running: pid $(cat "$RUN/pid"), port $(cat "$RUN/port")" >&2
+    exit 1
+fi
+[ -x .venv/bin/python ] && [ -s var/oidc_rsa_private.pem ] && [ -s var/db.sqlite3 ] || ./setup.sh
+
+PORT=${1:-${INTEROP_PORT:-}}
+if [ -z "$PORT" ]; then
+    PORT=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+export INTEROP_PORT=$PORT
+
+.venv/bin/python -m waitress --listen="127.0.0.1:$PORT" --threads=8 interop.wsgi:application \
+    >"$RUN/server.log" 2>&1 &
+echo $! >"$RUN/pid"
+echo "$PORT" >"$RUN/port"
+
+ISSUER="http://127.0.0.1:$PORT/openid"
+for _ in $(seq 1 100); do
+    if .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+        "$ISSUER/.well-known/openid-configuration" 2>/dev/null; then
+        echo "issuer:               $ISSUER"
+        echo "discovery:            $ISSUER/.well-known/openid-configuration"
+        echo "revocation, device:   none (django-oidc-provider has neither endpoint)"
+        echo "clients:              sessionkit-authcode (public, code + PKCE, exact redirect URIs"
+        echo "                        http://127.0.0.1:31871/callback ... :31880/callback)"
+        echo "                      sessionkit-password (public, password grant)"
+        echo "                      sessionkit-confidential (confidential, secret in interop/fixtures.py)"
+        echo "user:                 interop-user / interop-password-not-a-secret (public test fixture)"
+        echo "pid $(cat "$RUN/pid"), log $RUN/server.log"
+        exit 0
+    fi
+    if ! kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
+        echo "server exited; log:" >&2
+        cat "$RUN/server.log" >&2
+        rm -f "$RUN/pid" "$RUN/port"
+        exit 1
+    fi
+    sleep 0.2
+done
+echo "discovery did not answer in 20 s; stopping" >&2
+kill "$(cat "$RUN/pid")" 2>/dev/null || true
+rm -f "$RUN/pid" "$RUN/port"
+exit 1
