@@ -39,6 +39,10 @@ struct DjangoOIDCProviderInteropProvider: InteropProvider {
     var supportsDeviceFlow: Bool { false }
     var supportsRevocation: Bool { false }
     var revokesFamilyOnReplay: Bool { false }
+    /// `sessionkit-confidential` from `interop/fixtures.py` (a public test fixture).
+    var confidentialClient: (id: String, secret: String)? {
+        ("sessionkit-confidential", "interop-confidential-secret-not-a-secret")
+    }
 
     func clientID(for flow: SignInFlow) -> String {
         switch flow {

@@ -18,6 +18,9 @@ struct EmulatorInteropProvider: InteropProvider {
     var username: String { AuthEmulator.User.aliceEmail }
     var password: String { AuthEmulator.User.alicePassword }
     var overrides: EndpointOverrides { .init() }
+    var confidentialClient: (id: String, secret: String)? {
+        (AuthEmulator.Client.confidentialID, AuthEmulator.Client.confidentialSecret)
+    }
 
     func clientID(for flow: SignInFlow) -> String { AuthEmulator.Client.nativeID }
 

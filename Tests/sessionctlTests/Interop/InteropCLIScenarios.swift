@@ -48,11 +48,11 @@ struct InteropCLIScenarios {
         }
     }
 
-    @Test("device sign-in, approved on the provider's own pages", arguments: InteropProviderKind.covered)
+    @Test(
+        "device sign-in, approved on the provider's own pages", arguments: InteropProviderKind.coveredWithDeviceFlow)
     func deviceSignIn(kind: InteropProviderKind) async throws {
         try await kind.with { provider in
-            // django-oidc-provider has no device authorization endpoint: nothing to sign in with.
-            guard provider.supportsDeviceFlow else { return }
+            try #require(provider.supportsDeviceFlow, "\(provider.name) has no device authorization endpoint")
             let cli = try await CLI.make(for: provider, flow: .device)
             defer { cli.cleanUp() }
             let login = try cli.start(["login", "--device"])

@@ -34,6 +34,9 @@ protocol InteropProvider: Sendable {
     /// Whether replaying a rotated-out refresh token revokes the whole token family (the newest refresh and
     /// access tokens too), rather than only refusing the replayed token. True by default.
     var revokesFamilyOnReplay: Bool { get }
+    /// A confidential client (id and secret, public test fixtures) that may use the password grant, or `nil`
+    /// when the provider's set-up has none. None by default.
+    var confidentialClient: (id: String, secret: String)? { get }
     /// Signs the fixture user in on the provider's own pages, starting at an authorization URL, and follows
     /// the redirect to the client's loopback listener. Returns that listener's page.
     func completeBrowserSignIn(at authorizationURL: URL, in browser: ScriptedBrowser) async throws
@@ -51,6 +54,7 @@ extension InteropProvider {
     var supportsDeviceFlow: Bool { true }
     var supportsRevocation: Bool { true }
     var revokesFamilyOnReplay: Bool { true }
+    var confidentialClient: (id: String, secret: String)? { nil }
 
     /// A SessionKit configuration for `flow`'s client.
     func configuration(for flow: SignInFlow = .password) throws -> ProviderConfiguration {

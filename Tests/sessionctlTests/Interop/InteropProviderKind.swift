@@ -26,6 +26,16 @@ enum InteropProviderKind: String, Sendable, CustomTestStringConvertible {
         return kinds
     }
 
+    /// The covered providers that have a device-authorization endpoint (django-oidc-provider has none).
+    static var coveredWithDeviceFlow: [InteropProviderKind] {
+        covered.filter { $0 != .djangoOIDCProvider }
+    }
+
+    /// The covered providers whose set-up has a confidential client (django-oauth-toolkit's has none).
+    static var coveredWithConfidentialClient: [InteropProviderKind] {
+        covered.filter { $0 != .djangoOAuthToolkit }
+    }
+
     /// Runs `body` with this provider, stopping it afterwards whether `body` throws or not.
     func with(_ body: (any InteropProvider) async throws -> Void) async throws {
         let provider: any InteropProvider =

@@ -94,4 +94,33 @@ struct InteropSessionScenarios {
             #expect(try await !session.relaunched().hasSession())
         }
     }
+
+    @Test(
+        "a confidential client: the secret goes as discovery says, for sign-in and renewal; a wrong one is refused",
+        arguments: InteropProviderKind.coveredWithConfidentialClient)
+    func confidentialClient(kind: InteropProviderKind) async throws {
+        try await kind.with { provider in
+            let client = try #require(provider.confidentialClient, "\(provider.name) has no confidential client")
+            var configuration = try provider.configuration()
+            configuration.clientID = client.id
+            configuration.clientSecret = Secret(client.secret)
+            for method in [ClientAuthenticationMethod.automatic, .clientSecretBasic, .clientSecretPost] {
+                configuration.clientAuthentication = method
+                let confidential = ProviderClient(configuration: configuration)
+                let signedIn = try await confidential.signIn(
+                    username: provider.username, password: Secret(provider.password))
+                let renewed = try await confidential.renew(signedIn)
+                #expect(renewed.accessToken != signedIn.accessToken, "\(method)")
+            }
+            configuration.clientSecret = Secret(client.secret + "-wrong")
+            configuration.clientAuthentication = .automatic
+            do {
+                _ = try await ProviderClient(configuration: configuration)
+                    .signIn(username: provider.username, password: Secret(provider.password))
+                Issue.record("\(provider.name) accepted a wrong client secret")
+            } catch let error as SessionKitError {
+                #expect(error.oauthError == "invalid_client" && !error.isRetryable, "\(error)")
+            }
+        }
+    }
 }
