@@ -64,11 +64,11 @@ extension SessionManager {
         guard let data else { return SessionRecord() }
         let record: SessionRecord
         do {
-            record = try JSONDecoder().decode(SessionRecord.self, from: data)
+            record = try SessionRecord(json: data)
         } catch {
             throw SessionKitError(
                 code: .storeCorrupted,
-                message: "the stored session cannot be read (\(type(of: error))); sign in again to replace it",
+                message: "the stored session cannot be read (\(Self.describe(error))); sign in again to replace it",
                 underlyingError: error
             )
         }
@@ -80,6 +80,15 @@ extension SessionManager {
             )
         }
         return record
+    }
+
+    /// What is wrong with a record, from the errors that say it without quoting any value.
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as SessionRecord.FormatError: error.description
+        case let error as JSONParser.Failure: error.description
+        default: "\(type(of: error))"
+        }
     }
 
     static func encode(_ record: SessionRecord) throws(SessionKitError) -> Data {

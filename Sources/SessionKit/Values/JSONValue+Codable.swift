@@ -39,11 +39,12 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Parses `data` as JSON.
+    /// Parses `data` as JSON (RFC 8259, strictly): an integer literal that fits in `Int` becomes ``int(_:)``,
+    /// any other number ``double(_:)``.
     ///
-    /// - Throws: `DecodingError` when `data` is not JSON.
+    /// - Throws: An error that names the byte offset and what is wrong there, when `data` is not JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONParser.parse(data)
     }
 
     /// The value as compact JSON text with sorted keys.

@@ -8,7 +8,7 @@ import SessionKit
 #endif
 
 /// One profile's saved settings, in `$XDG_CONFIG_HOME/sessionctl/config.json` (else `~/.config/...`).
-struct ProfileSettings: Codable, Equatable {
+struct ProfileSettings: Encodable, Equatable {
     var issuer: String?
     var clientID: String?
     var audience: String?
@@ -23,7 +23,7 @@ struct ProfileSettings: Codable, Equatable {
     var clientSecretInStore: Bool?
 
     /// Endpoint overrides for providers whose discovery omits some.
-    struct Endpoints: Codable, Equatable {
+    struct Endpoints: Encodable, Equatable {
         var authorization: String?
         var token: String?
         var userInfo: String?
@@ -45,7 +45,7 @@ struct ProfileSettings: Codable, Equatable {
 }
 
 /// The config file: profiles by name.
-struct ConfigFile: Codable {
+struct ConfigFile: Encodable {
     var profiles: [String: ProfileSettings] = [:]
 
     /// The config file's path, from `XDG_CONFIG_HOME` or the home folder.
@@ -61,7 +61,7 @@ struct ConfigFile: Codable {
         let url = path
         guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile() }
         do {
-            return try JSONDecoder().decode(ConfigFile.self, from: data)
+            return try ConfigFile(json: try JSONValue(parsing: data))
         } catch {
             throw SessionKitError(
                 code: .invalidConfiguration,

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Reading a stored record with ``JSONParser`` instead of `JSONDecoder`.
+///
+/// Every `sessionctl token` and every app launch reads the record; `JSONDecoder` reaches the record's types
+/// through dynamic casts whose first use scans the binary's protocol conformances (BENCHMARKS.md), which
+/// costs more than the rest of the read. The form read here is the one `Codable` writes (the tests check
+/// that each field round-trips): dates as seconds since 2001-01-01, tokens as strings.
+extension SessionRecord {
+    /// Why a stored record cannot be read: the path of the member at fault and what is wrong with it.
+    struct FormatError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path): \(reason)" }
+    }
+
+    /// Reads a record from the JSON that its `Codable` conformance writes.
+    init(json data: Data) throws {
+        let value = try JSONParser.parse(data)
+        let object = try Self.object(value, at: "record")
+        let version = try Self.required(object, "version", at: "record").intValue
+        guard let version else { throw FormatError(path: "record.version", reason: "not an integer") }
+        let generation = try Self.required(object, "generation", at: "record").intValue
+        guard let generation, generation >= 0 else {
+            throw FormatError(path: "record.generation", reason: "not a non-negative integer")
+        }
+        self.init(version: version, generation: UInt64(generation))
+        credentials = try Self.present(object["credentials"]).map { try Credentials(recordJSON: $0) }
+        profile = try Self.present(object["profile"]).map {
+            UserProfile(claims: try Self.object($0, at: "record.profile"))
+        }
+        renewal = try Self.present(object["renewal"]).map { try RenewalLease(recordJSON: $0) }
+    }
+
+    /// `nil` for a missing member or `null`, as `decodeIfPresent` treats them.
+    static func present(_ value: JSONValue?) -> JSONValue? {
+        if case .null = value { return nil }
+        return value
+    }
+
+    static func object(_ value: JSONValue, at path: String) throws -> [String: JSONValue] {
+        guard let object = value.objectValue else { throw FormatError(path: path, reason: "not an object") }
+        return object
+    }
+
+    static func required(_ object: [String: JSONValue], _ name: String, at path: String) throws -> JSONValue {
+        guard let value = present(object[name]) else { throw FormatError(path: "\(path).\(name)", reason: "missing") }
+        return value
+    }
+
+    static func string(_ value: JSONValue, at path: String) throws -> String {
+        guard let text = value.stringValue else { throw FormatError(path: path, reason: "not a string") }
+        return text
+    }
+
+    static func number(_ value: JSONValue, at path: String) throws -> Double {
+        guard let number = value.doubleValue else { throw FormatError(path: path, reason: "not a number") }
+        return number
+    }
+}
+
+extension Credentials {
+    /// Reads credentials in the form their `Codable` conformance writes.
+    init(recordJSON value: JSONValue) throws {
+        typealias R = SessionRecord
+        let path = "record.credentials"
+        let object = try R.object(value, at: path)
+        guard let version = try R.required(object, "version", at: path).intValue,
+            (1...Self.schemaVersion).contains(version)
+        else {
+            throw R.FormatError(
+                path: path + ".version",
+                reason: "not a credentials version this SessionKit reads (1...\(Self.schemaVersion)); upgrade "
+                    + "SessionKit or sign in again")
+        }
+        func optionalString(_ name: String) throws -> String? {
+            try R.present(object[name]).map { try R.string($0, at: "\(path).\(name)") }
+        }
+        func date(_ value: JSONValue, _ name: String) throws -> Date {
+            Date(timeIntervalSinceReferenceDate: try R.number(value, at: "\(path).\(name)"))
+        }
+        self.init(
+            accessToken: Secret(try R.string(try R.required(object, "access_token", at: path), at: path)),
+            tokenType: try R.string(try R.required(object, "token_type", at: path), at: path + ".token_type"),
+            idToken: try optionalString("id_token").map(Secret.init),
+            refreshToken: try optionalString("refresh_token").map(Secret.init),
+            expiresAt: try R.present(object["expires_at"]).map { try date($0, "expires_at") },
+            scope: try optionalString("scope"),
+            issuedTokenType: try optionalString("issued_token_type"),
+            receivedAt: try date(try R.required(object, "received_at", at: path), "received_at"),
+            additionalParameters: try R.present(object["additional_parameters"]).map {
+                try R.object($0, at: path + ".additional_parameters")
+            } ?? [:]
+        )
+    }
+}
+
+extension RenewalLease {
+    /// Reads a lease in the form its synthesized `Codable` conformance writes.
+    init(recordJSON value: JSONValue) throws {
+        typealias R = SessionRecord
+        let path = "record.renewal"
+        let object = try R.object(value, at: path)
+        func field(_ name: String) throws -> JSONValue { try R.required(object, name, at: path) }
+        guard let pid = try field("pid").intValue, let pid32 = Int32(exactly: pid) else {
+            throw R.FormatError(path: path + ".pid", reason: "not a process id")
+        }
+        self.init(
+            owner: try R.string(try field("owner"), at: path + ".owner"),
+            pid: pid32,
+            host: try R.string(try field("host"), at: path + ".host"),
+            startedAt: Date(timeIntervalSinceReferenceDate: try R.number(try field("startedAt"), at: path)),
+            expiresAt: Date(timeIntervalSinceReferenceDate: try R.number(try field("expiresAt"), at: path))
+        )
+    }
+}
