@@ -25,11 +25,14 @@ enum StoreFolder {
             }
         )
         let digest = SHA256.hash(data: Data(service.utf8)).prefix(16)
-        let hex = digest.map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
+        // Built by hand: `joined()` costs a protocol-conformance scan of the whole binary on its first use.
+        var hex = ""
+        let digits = Array("0123456789abcdef")
+        for byte in digest {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
         }
-        return readable + "." + hex.joined() + ".store"
+        return readable + "." + hex + ".store"
     }
 
     /// Creates `folder` (and missing parents) with mode 0700, tightens it to 0700 if it is looser, and

@@ -53,7 +53,7 @@ struct SessionContext {
     /// `$XDG_STATE_HOME/sessionctl`, else `~/.local/state/sessionctl`.
     static var defaultStoreFolder: String {
         if let state = Environment.value("XDG_STATE_HOME") { return state + "/sessionctl" }
-        return FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/sessionctl"
+        return Environment.home + "/.local/state/sessionctl"
     }
 }
 

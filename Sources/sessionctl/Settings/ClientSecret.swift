@@ -2,12 +2,6 @@ import Foundation
 import SecureStore
 import SessionKit
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A confidential client's secret for `sessionctl`: from standard input, a file that only its owner can read,
 /// `SESSIONCTL_CLIENT_SECRET`, or the secure store where `configure` saved it. Never from a flag's value,
 /// which any user could read in `ps`, and never in `config.json`.
@@ -49,18 +43,20 @@ enum ClientSecret {
 
     /// Reads `path`, refusing a file that group or others may read, as ssh does for private keys.
     private static func read(_ path: String) throws(SessionKitError) -> Secret {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        let mode: Int
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+        } catch {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "cannot read the client secret file \(path) (\(String(cString: strerror(errno)))); "
-                    + "check the path")
+                message: "cannot read the client secret file \(path) (\(error.localizedDescription)); check the path")
         }
-        guard info.st_mode & 0o077 == 0 else {
+        guard mode & 0o077 == 0 else {
             throw SessionKitError(
                 code: .invalidConfiguration,
                 message: "the client secret file \(path) can be read by other users (mode "
-                    + "\(String(info.st_mode & 0o777, radix: 8))); run `chmod 600 \(path)` and try again")
+                    + "\(String(mode & 0o777, radix: 8))); run `chmod 600 \(path)` and try again")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SessionKitError(

@@ -6,6 +6,8 @@
     import Darwin
 #endif
 
+import Foundation
+
 /// Environment variables, read one at a time.
 ///
 /// `ProcessInfo.processInfo.environment` builds a dictionary of the whole environment on every call; with
@@ -16,5 +18,10 @@ enum Environment {
         guard let pointer = getenv(name) else { return nil }
         let text = String(cString: pointer)
         return text.isEmpty ? nil : text
+    }
+
+    /// The home folder: `HOME`, else the account's home directory.
+    static var home: String {
+        value("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
     }
 }

@@ -49,17 +49,19 @@ struct ConfigFile: Encodable {
     var profiles: [String: ProfileSettings] = [:]
 
     /// The config file's path, from `XDG_CONFIG_HOME` or the home folder.
-    static var path: URL {
-        let base =
-            Environment.value("XDG_CONFIG_HOME").map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        return base.appendingPathComponent("sessionctl/config.json")
+    static var path: URL { URL(fileURLWithPath: filePath) }
+
+    /// The same path as text; built without `URL`, whose path appending costs `sessionctl token` more
+    /// than reading the file.
+    static var filePath: String {
+        let base = Environment.value("XDG_CONFIG_HOME") ?? (Environment.home + "/.config")
+        return base + "/sessionctl/config.json"
     }
 
     /// Reads the config file; a missing file is an empty configuration, a malformed one an error.
     static func load() throws(SessionKitError) -> ConfigFile {
         let url = path
-        guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile() }
+        guard let data = FileContents.of(filePath) else { return ConfigFile() }
         do {
             return try ConfigFile(json: try JSONValue(parsing: data))
         } catch {
