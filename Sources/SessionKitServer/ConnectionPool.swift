@@ -75,11 +75,14 @@ final class ConnectionPool: Sendable {
         idle.withLock { $0.append(connection) }
     }
 
-    private func connect() throws(SecureStoreError) -> PostgresConnection {
+    /// PostgresNIO's configuration for a connection of the store: no TLS, the timeouts as startup parameters.
+    static func postgresConfiguration(
+        _ configuration: PostgresSessionStore.Configuration
+    ) -> PostgresConnection.Configuration {
         var options = PostgresConnection.Configuration.Options()
         options.connectTimeout = configuration.connectTimeout.timeAmount
         options.additionalStartupParameters = [
-            ("application_name", "sessionkit"),
+            ("application_name", configuration.applicationName),
             ("lock_timeout", String(configuration.lockTimeout.milliseconds)),
             ("statement_timeout", String(configuration.statementTimeout.milliseconds)),
         ]
@@ -92,10 +95,15 @@ final class ConnectionPool: Sendable {
             tls: .disable
         )
         postgres.options = options
+        return postgres
+    }
+
+    private func connect() throws(SecureStoreError) -> PostgresConnection {
+        let postgres = Self.postgresConfiguration(configuration)
         let id = nextID.add(1, ordering: .relaxed).oldValue
         do {
-            // The connect timeout bounds the TCP connect inside PostgresNIO; this bounds the handshake too,
-            // against a server that accepts connections but does not answer.
+            // PostgresNIO's connect timeout covers the TCP connect and the handshake; this bound on the wait
+            // is a backstop against a server that accepts connections and never answers.
             let connecting = PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(),
                 configuration: postgres,
@@ -104,7 +112,7 @@ final class ConnectionPool: Sendable {
             )
             guard
                 let connection = try connecting.wait(
-                    atMost: configuration.connectTimeout,
+                    atMost: configuration.connectTimeout + .seconds(1),
                     onLateSuccess: {
                         Self.close($0)
                     })

@@ -32,6 +32,8 @@ extension PostgresSessionStore {
         /// How long one statement may run on the server before it is cancelled and the call fails as
         /// unavailable.
         public var statementTimeout: Duration
+        /// The `application_name` the store's connections show in `pg_stat_activity`.
+        public var applicationName: String = "sessionkit"
 
         /// Creates a configuration from its parts.
         public init(
