@@ -25,6 +25,9 @@ let package = Package(
         .library(name: "SessionKit", targets: ["SessionKit"]),
         // Secure key-value storage on its own (Keychain, encrypted files, memory).
         .library(name: "SecureStore", targets: ["SecureStore"]),
+        // For back ends: a SecureStore on PostgreSQL shared by many server instances. Pulls in PostgresNIO, so
+        // nothing else in the package depends on it.
+        .library(name: "SessionKitServer", targets: ["SessionKitServer"]),
         // The local Auth0-compatible identity provider, for tests and demos.
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
         // For store authors: the conformance suite every SecureStore backend must pass. Needs only SecureStore.
@@ -51,6 +54,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -85,6 +89,17 @@ let package = Package(
             ]
         ),
         .target(name: "SecureStoreTesting", dependencies: ["SecureStore"]),
+        .target(
+            name: "SessionKitServer",
+            dependencies: [
+                "SecureStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "SessionKitTesting",
             dependencies: [
@@ -134,6 +149,18 @@ let package = Package(
             ]
         ),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(
+            name: "SessionKitServerTests",
+            dependencies: [
+                "SessionKitServer", "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit",
+                "AuthEmulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [

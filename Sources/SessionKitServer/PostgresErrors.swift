@@ -1,0 +1,91 @@
+import PostgresNIO
+import SecureStore
+
+/// Maps PostgresNIO's and NIO's errors to ``SecureStoreError``.
+///
+/// The rule the rest of SessionKit relies on: anything that says "the database cannot answer right now"
+/// (refused, lost or timed-out connections, a server shutting down or starting up, a lock or statement
+/// timeout, too many connections) is ``SecureStoreError/Code/unavailable``, so callers keep the session and
+/// try again; it is never read as an empty store. Messages name the SQLSTATE, never a query's parameters, and
+/// the configuration's description that they may include has no password.
+enum PostgresErrors {
+    /// SQLSTATE classes and codes after which the same call may succeed later.
+    private static let retryableStates: Set<String> = [
+        "57P01",  // admin_shutdown
+        "57P02",  // crash_shutdown
+        "57P03",  // cannot_connect_now (starting up, shutting down, in recovery)
+        "57014",  // query_canceled (statement_timeout)
+        "55P03",  // lock_not_available (lock_timeout)
+        "53300",  // too_many_connections
+        "53400",  // configuration_limit_exceeded
+        "40001",  // serialization_failure
+        "40P01",  // deadlock_detected
+    ]
+
+    static func map(_ error: any Error, while action: String) -> SecureStoreError {
+        if let error = error as? SecureStoreError { return error }
+        guard let error = error as? PSQLError else {
+            // NIO's own errors: connection refused, connect timeout, reset by peer, channel closed.
+            return SecureStoreError(
+                code: .unavailable,
+                message: "\(action) failed: the database could not be reached (\(type(of: error))); keep the "
+                    + "session and try again once PostgreSQL is up",
+                underlyingError: error
+            )
+        }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? "unknown"
+            if retryableStates.contains(state) || state.hasPrefix("08") {
+                return SecureStoreError(
+                    code: .unavailable,
+                    message: "\(action) failed: PostgreSQL answered SQLSTATE \(state) (busy, restarting or a lock "
+                        + "held too long); keep the session and try again",
+                    underlyingError: error
+                )
+            }
+            if state == "28P01" || state == "28000" || state.hasPrefix("42501") {
+                return SecureStoreError(
+                    code: .permissionDenied,
+                    message: "\(action) failed: PostgreSQL refused the role (SQLSTATE \(state)); check the user, "
+                        + "password and grants in the database URL",
+                    underlyingError: error
+                )
+            }
+            if state == "42P01" || state == "3D000" {
+                return SecureStoreError(
+                    code: .ioFailure,
+                    message: "\(action) failed: the database or the store's tables do not exist (SQLSTATE \(state)); "
+                        + "create the database and run PostgresSessionStore.migrate()",
+                    underlyingError: error
+                )
+            }
+            return SecureStoreError(
+                code: .ioFailure,
+                message: "\(action) failed: PostgreSQL answered SQLSTATE \(state); see the server's log",
+                underlyingError: error
+            )
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+            .queryCancelled:
+            return SecureStoreError(
+                code: .unavailable,
+                message: "\(action) failed: the connection to PostgreSQL failed or was lost (\(error.code)); keep the "
+                    + "session and try again",
+                underlyingError: error
+            )
+        case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+            return SecureStoreError(
+                code: .permissionDenied,
+                message: "\(action) failed: signing in to PostgreSQL failed (\(error.code)); check the user and "
+                    + "password in the database URL",
+                underlyingError: error
+            )
+        default:
+            return SecureStoreError(
+                code: .ioFailure,
+                message: "\(action) failed: PostgresNIO reported \(error.code)",
+                underlyingError: error
+            )
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import NIOCore
+import PostgresNIO
+public import SecureStore
+
+extension PostgresSessionStore {
+    /// One step of the schema, applied once, in order, and recorded in `sessionkit_schema_migrations`.
+    struct Migration: Sendable {
+        let version: Int
+        let summary: String
+        let statements: [PostgresQuery]
+    }
+
+    /// Every migration this version knows, oldest first. Append new ones; never edit one that has shipped.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            summary: "items and journal",
+            statements: [
+                """
+                CREATE TABLE sessionkit_items (
+                    service text NOT NULL,
+                    key_digest bytea NOT NULL,
+                    key_sealed bytea NOT NULL,
+                    sealed bytea NOT NULL,
+                    key_id text NOT NULL,
+                    generation bigint NOT NULL DEFAULT 1,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (service, key_digest)
+                )
+                """,
+                """
+                CREATE TABLE sessionkit_journal (
+                    service text NOT NULL,
+                    key_digest bytea NOT NULL,
+                    sealed bytea NOT NULL,
+                    key_id text NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (service, key_digest)
+                )
+                """,
+                "CREATE INDEX sessionkit_items_updated_at ON sessionkit_items (updated_at)",
+            ]
+        )
+    ]
+
+    /// The advisory lock that serialises ``migrate()`` across instances (an arbitrary constant: "SKmigrat").
+    static let migrationLock: Int64 = 0x534B_6D69_6772_6174
+
+    /// Creates or upgrades the store's tables: run it once at start-up, or from a deployment command, before
+    /// using any store on the database.
+    ///
+    /// Migrations are versioned and recorded in `sessionkit_schema_migrations` (version, summary,
+    /// applied_at). Each missing one is applied in order, all in one transaction, under an advisory lock, so
+    /// many instances starting at once apply each exactly once and the others wait, then find nothing to do.
+    /// Versions in the table that this version of SessionKit does not know (written by a newer one) are left
+    /// alone.
+    ///
+    /// Version 1 creates:
+    /// - `sessionkit_items`: `service text`, `key_digest bytea` (SHA-256 of the item's key), `key_sealed bytea`
+    ///   and `sealed bytea` (AES-GCM of the key and of the value), `key_id text`, `generation bigint`,
+    ///   `updated_at timestamptz`; primary key `(service, key_digest)`.
+    /// - `sessionkit_journal`: the same without `key_sealed` and `generation`.
+    ///
+    /// The role needs the right to create tables in the database's search path the first time, and
+    /// `SELECT, INSERT, UPDATE, DELETE` on those tables afterwards.
+    ///
+    /// - Returns: The versions applied by this call (empty when the schema was up to date).
+    /// - Throws: ``SecureStoreError/Code/unavailable`` when the database cannot be reached;
+    ///   ``SecureStoreError/Code/permissionDenied`` when the role may not create the tables.
+    @discardableResult
+    public func migrate() throws(SecureStoreError) -> [Int] {
+        try run("migrating the schema") { connection in
+            _ = try execute(connection, "BEGIN")
+            do {
+                _ = try execute(connection, "SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                _ = try execute(
+                    connection,
+                    """
+                    CREATE TABLE IF NOT EXISTS sessionkit_schema_migrations (
+                        version integer PRIMARY KEY,
+                        summary text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+                var applied = Set<Int>()
+                for row in try execute(connection, "SELECT version FROM sessionkit_schema_migrations") {
+                    applied.insert(try row.decode(Int.self))
+                }
+                var done: [Int] = []
+                for migration in Self.migrations where !applied.contains(migration.version) {
+                    for statement in migration.statements {
+                        _ = try execute(connection, statement)
+                    }
+                    _ = try execute(
+                        connection,
+                        """
+                        INSERT INTO sessionkit_schema_migrations (version, summary)
+                        VALUES (\(migration.version), \(migration.summary))
+                        """)
+                    done.append(migration.version)
+                }
+                _ = try execute(connection, "COMMIT")
+                return done
+            } catch {
+                rollBack(connection)
+                throw error
+            }
+        }
+    }
+}

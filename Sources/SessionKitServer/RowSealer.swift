@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import SecureStore
+
+/// Seals and opens the store's values with AES-GCM, binding each to where it belongs.
+///
+/// The associated data names the purpose (item value, item key, journal entry), the service and the item's
+/// key digest, so a sealed value moved to another row, another service or another column fails
+/// authentication instead of being read as that row's value.
+struct RowSealer: Sendable {
+    /// What a sealed value is; part of the associated data.
+    enum Purpose: String, Sendable {
+        case itemValue = "sessionkit.item.value.v1"
+        case itemKey = "sessionkit.item.key.v1"
+        case journalValue = "sessionkit.journal.value.v1"
+    }
+
+    let keys: PostgresSessionStore.Keys
+    let service: String
+
+    /// The SHA-256 of the key: how rows are found without storing the key itself in the clear.
+    static func digest(ofKey key: String) -> Data {
+        Data(SHA256.hash(data: Data(key.utf8)))
+    }
+
+    /// Seals `plaintext` with the current key.
+    func seal(_ plaintext: Data, purpose: Purpose, keyDigest: Data) throws(SecureStoreError) -> Data {
+        do {
+            let box = try AES.GCM.seal(plaintext, using: keys.current.key, authenticating: aad(purpose, keyDigest))
+            guard let combined = box.combined else {
+                throw SecureStoreError(code: .ioFailure, message: "AES-GCM returned no sealed box; this is a bug")
+            }
+            return combined
+        } catch let error as SecureStoreError {
+            throw error
+        } catch {
+            throw SecureStoreError(code: .ioFailure, message: "sealing a value failed", underlyingError: error)
+        }
+    }
+
+    /// Opens a value sealed with the key `keyID`.
+    ///
+    /// - Throws: ``SecureStoreError/Code/corrupted`` when the key is unknown or the value fails authentication.
+    ///   `what` names the row in the message (never a key's plaintext that could be a secret).
+    func open(
+        _ sealed: Data,
+        keyID: String,
+        purpose: Purpose,
+        keyDigest: Data,
+        what: String
+    ) throws(SecureStoreError) -> Data {
+        guard let key = keys.key(withID: keyID) else {
+            throw SecureStoreError(
+                code: .corrupted,
+                message: "\(what) is sealed with key id '\(keyID)', which this store does not have (it has "
+                    + "\(keys.description)); add that key to Keys.previous, or delete the row if the key is lost"
+            )
+        }
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return try AES.GCM.open(box, using: key, authenticating: aad(purpose, keyDigest))
+        } catch {
+            throw SecureStoreError(
+                code: .corrupted,
+                message: "\(what) failed authentication with key id '\(keyID)': it was modified, moved from another "
+                    + "row or sealed with a different key under the same id; delete the row (the user signs in again)",
+                underlyingError: error
+            )
+        }
+    }
+
+    private func aad(_ purpose: Purpose, _ keyDigest: Data) -> Data {
+        var data = Data(purpose.rawValue.utf8)
+        data.append(0)
+        let serviceBytes = Data(service.utf8)
+        withUnsafeBytes(of: UInt32(serviceBytes.count).bigEndian) { data.append(contentsOf: $0) }
+        data.append(serviceBytes)
+        data.append(keyDigest)
+        return data
+    }
+}

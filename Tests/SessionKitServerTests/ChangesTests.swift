@@ -1,0 +1,90 @@
+import Foundation
+import PostgresNIO
+import SecureStore
+import Testing
+
+@testable import SessionKitServer
+
+@Suite("PostgresSessionStore changes and reconnection", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+struct ChangesTests {
+    /// The first `count` elements of `stream`, or fewer if `limit` passes first.
+    static func first(
+        _ count: Int,
+        of stream: AsyncThrowingStream<PostgresSessionStore.Change, any Error>,
+        within limit: Duration = .seconds(5)
+    ) async throws -> [PostgresSessionStore.Change] {
+        try await withThrowingTaskGroup(of: [PostgresSessionStore.Change].self) { group in
+            group.addTask {
+                var changes: [PostgresSessionStore.Change] = []
+                for try await change in stream {
+                    changes.append(change)
+                    if changes.count == count { break }
+                }
+                return changes
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return []
+            }
+            let result = try await group.next() ?? []
+            group.cancelAll()
+            return result
+        }
+    }
+
+    @Test("Another instance sees every write and delete of the service, by digest, never the key")
+    func anotherInstanceSeesChanges() async throws {
+        let service = "tests.changes.\(UUID().uuidString)"
+        let writer = try TestPostgres.store(service: service)
+        let listener = try TestPostgres.store(service: service)
+        let unrelated = try TestPostgres.store(service: service + ":other")
+        let changes = try await listener.changes()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try writer.setString("one", forKey: "session-1")
+        try unrelated.setString("x", forKey: "session-1")
+        try writer.update(forKey: "session-1") { _ in Data("two".utf8) }
+        try writer.update(forKey: "missing") { $0 }  // Nothing changed: nothing announced.
+        try writer.deleteItem(forKey: "missing")  // Nothing deleted: nothing announced.
+        try writer.deleteItem(forKey: "session-1")
+        try writer.setString("three", forKey: "session-2")
+        try writer.deleteAll()
+        let seen = try await Self.first(5, of: changes)
+        #expect(clock.now - start < .seconds(1))
+        #expect(seen.count == 5)
+        guard seen.count == 5 else { return }
+        #expect(seen[0...2].allSatisfy { $0.affects(key: "session-1") && !$0.affects(key: "session-2") })
+        #expect(seen[3].affects(key: "session-2") && !seen[3].affects(key: "session-1"))
+        #expect(seen[4].keyDigest == nil && seen[4].affects(key: "anything"))
+        #expect(seen.allSatisfy { !($0.keyDigest ?? "").contains("session") })
+        #expect(!"\(seen)".contains("session-"))
+        try unrelated.deleteAll()
+    }
+
+    @Test("Connections the server drops are replaced: at most a retryable error, then the store works again")
+    func reconnectsAfterTerminatedConnections() throws {
+        let name = "sessionkit-test-\(UUID().uuidString.prefix(8))"
+        let store = try TestPostgres.store { $0.applicationName = name }
+        let admin = try TestPostgres.store()
+        try store.setString("kept", forKey: "k")
+        for round in 0..<3 {
+            let killed = try admin.raw(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)"
+            )
+            #expect(killed.count >= 1, "round \(round)")
+            var outcomes: [String] = []
+            var value: String?
+            for _ in 0..<3 where value == nil {
+                do {
+                    value = try store.string(forKey: "k")
+                } catch {
+                    #expect(error.code == .unavailable, "\(error)")
+                    outcomes.append("\(error.code)")
+                }
+            }
+            #expect(value == "kept", "\(outcomes)")
+        }
+        try store.update(forKey: "k") { _ in Data("changed".utf8) }
+        #expect(try store.string(forKey: "k") == "changed")
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import SecureStore
+import Testing
+
+@testable import SessionKitServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+@Suite("PostgresSessionStore failures")
+struct FailureTests {
+    static let password = "pw-\(UUID().uuidString)"
+
+    @Test("A server that is down is unavailable, quickly, with no password in the message")
+    func serverDown() throws {
+        let configuration = try PostgresSessionStore.Configuration(
+            url: "postgres://sessionkit:\(Self.password)@127.0.0.1:1/sessionkit_test"
+        )
+        let store = try PostgresSessionStore(
+            service: "tests.down", configuration: configuration, keys: TestPostgres.keys())
+        let clock = ContinuousClock()
+        for call in [
+            { _ = try store.data(forKey: "k") }, { try store.setString("v", forKey: "k") },
+            { _ = try store.keys() }, { _ = try store.update(forKey: "k") { $0 } }, { try store.migrate() },
+        ] {
+            let start = clock.now
+            let error = storeError(call)
+            #expect(clock.now - start < .seconds(5))
+            #expect(error?.code == .unavailable)
+            #expect(error?.isRetryable == true)
+            let printed = "\(String(describing: error)) \(String(reflecting: error))"
+            #expect(!printed.contains(Self.password))
+            #expect(printed.contains("127.0.0.1:1"))
+        }
+        #expect(!"\(store)".contains(Self.password))
+        #expect("\(configuration)" == "postgres://sessionkit:<REDACTED>@127.0.0.1:1/sessionkit_test")
+    }
+
+    @Test("A server that accepts connections but never answers is unavailable after the connect timeout")
+    func silentServer() throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let configuration = try PostgresSessionStore.Configuration(
+            url: "postgres://sessionkit:\(Self.password)@127.0.0.1:\(listener.port)/sessionkit_test"
+        )
+        var bounded = configuration
+        bounded.connectTimeout = .seconds(1)
+        let store = try PostgresSessionStore(service: "tests.silent", configuration: bounded, keys: TestPostgres.keys())
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = storeError { _ = try store.data(forKey: "k") }
+        #expect(clock.now - start < .seconds(4))
+        #expect(error?.code == .unavailable)
+        // PostgresNIO's connect timeout covers the handshake (a connection error); the store's own bound on
+        // the wait ("timed out") is the backstop. Either way: unavailable, within the bound.
+        #expect(error?.message.contains("connecting to") == true, "\(String(describing: error))")
+        #expect(!"\(String(describing: error))".contains(Self.password))
+    }
+
+    @Test("The database URL is parsed, and its errors hold no password")
+    func databaseURL() throws {
+        #expect(storeError { _ = try PostgresSessionStore.Configuration(url: "http://x/y") }?.code == .invalidArgument)
+        let error = storeError { _ = try PostgresSessionStore.Configuration(url: "postgres://u:secret@/db") }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("secret") == false)
+        #expect(
+            storeError { _ = try PostgresSessionStore.Configuration(url: "postgres://u:p@h:5432/") }?.code
+                == .invalidArgument)
+        let parsed = try PostgresSessionStore.Configuration(url: "postgresql://us%40er:p%3Aw@db.local/sessions")
+        #expect(parsed.username == "us@er" && parsed.password == "p:w" && parsed.port == 5432)
+        #expect(parsed.database == "sessions")
+    }
+
+    @Test(
+        "A wrong password is permission denied, not unavailable, and not printed",
+        .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+    func wrongPassword() throws {
+        let store = try TestPostgres.store { $0.password = Self.password }
+        let error = storeError { _ = try store.data(forKey: "k") }
+        #expect(error?.code == .permissionDenied)
+        #expect(!"\(String(describing: error)) \(String(reflecting: error))".contains(Self.password))
+    }
+
+    @Test("Empty service and empty key are invalid arguments")
+    func invalidArguments() throws {
+        let configuration = try PostgresSessionStore.Configuration(url: "postgres://u:p@127.0.0.1:1/db")
+        #expect(
+            storeError {
+                _ = try PostgresSessionStore(service: "", configuration: configuration, keys: TestPostgres.keys())
+            }?.code == .invalidArgument)
+        let store = try PostgresSessionStore(service: "s", configuration: configuration, keys: TestPostgres.keys())
+        #expect(storeError { _ = try store.data(forKey: "") }?.code == .invalidArgument)
+    }
+}
+
+/// A TCP socket on 127.0.0.1 that listens but never accepts: the kernel completes the handshake and the
+/// client's first message goes unanswered, as with a hung server.
+struct SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        #if canImport(Glibc)
+            _ = Glibc.close(fd)
+        #else
+            _ = Darwin.close(fd)
+        #endif
+    }
+}

@@ -1,0 +1,53 @@
+import AuthEmulator
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitTesting
+import Testing
+
+@testable import SessionKitServer
+
+/// `SessionManager` over the PostgreSQL store, unchanged: its renewal lease lives in the session record and is
+/// taken with `update`, so managers on separate store instances (separate servers) renew once between them.
+@Suite("SessionManager over PostgresSessionStore", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+struct SessionManagerTests {
+    @Test("Two managers on separate store instances renew an expired session exactly once")
+    func singleFlightAcrossInstances() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.manager.\(UUID().uuidString)"
+            let time = TestClock()
+            let configuration = try emulator.providerConfiguration()
+            func manager() throws -> SessionManager {
+                SessionManager(
+                    provider: ProviderClient(configuration: configuration, clock: time.clock),
+                    store: try TestPostgres.store(service: service),
+                    account: "alice",
+                    clock: time.clock
+                )
+            }
+            let first = try manager()
+            let second = try manager()
+            let credentials = try await first.provider.signIn(
+                username: AuthEmulator.User.aliceEmail,
+                password: Secret(AuthEmulator.User.alicePassword)
+            )
+            try await first.store(credentials)
+            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.5).only(.refreshToken), into: .token)
+            try await emulator.controls.resetRequestCounts()
+            let results = try await withThrowingTaskGroup(of: Credentials.self) { group in
+                for manager in [first, second, first, second] {
+                    group.addTask { try await manager.credentials() }
+                }
+                return try await group.reduce(into: [Credentials]()) { $0.append($1) }
+            }
+            #expect(Set(results.map(\.accessToken)).count == 1)
+            #expect(results.allSatisfy { $0.accessToken != credentials.accessToken })
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+            // A third instance, started afterwards, reads the renewed session from the database.
+            #expect(try await manager().storedCredentials() == results[0])
+            _ = try await first.logout()
+            #expect(try await manager().hasSession() == false)
+        }
+    }
+}

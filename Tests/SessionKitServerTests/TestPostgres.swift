@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+import PostgresNIO
+import SecureStore
+import Testing
+
+@testable import SessionKitServer
+
+/// The PostgreSQL the tests use: `SESSIONKIT_POSTGRES_URL` (scripts/postgres-start.sh prints one).
+///
+/// Without it the tests are skipped with a note, unless `SESSIONKIT_REQUIRE_POSTGRES=1` (CI), which makes them
+/// run and fail.
+enum TestPostgres {
+    static var url: String? {
+        ProcessInfo.processInfo.environment["SESSIONKIT_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var isRequired: Bool {
+        ProcessInfo.processInfo.environment["SESSIONKIT_REQUIRE_POSTGRES"] == "1"
+    }
+
+    /// Whether the PostgreSQL tests should run: a URL is set, or one is required (and they will fail).
+    static var shouldRun: Bool { url != nil || isRequired }
+
+    static let skipNote: Comment =
+        "needs SESSIONKIT_POSTGRES_URL: run `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`"
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String {
+            "SESSIONKIT_REQUIRE_POSTGRES=1 but SESSIONKIT_POSTGRES_URL is not set; start one with "
+                + "scripts/postgres-start.sh"
+        }
+    }
+
+    /// The configuration from the URL, with `change` applied.
+    static func configuration(
+        _ change: (inout PostgresSessionStore.Configuration) -> Void = { _ in }
+    ) throws -> PostgresSessionStore.Configuration {
+        guard let url else { throw Missing() }
+        var configuration = try PostgresSessionStore.Configuration(url: url)
+        change(&configuration)
+        return configuration
+    }
+
+    /// Fixed test keys: the tests need keys that two stores share.
+    static let keyA = SymmetricKey(data: Data(repeating: 0xA1, count: 32))
+    static let keyB = SymmetricKey(data: Data(repeating: 0xB2, count: 32))
+
+    static func keys() throws(SecureStoreError) -> PostgresSessionStore.Keys {
+        try PostgresSessionStore.Keys(current: (id: "a", key: keyA))
+    }
+
+    /// Runs the migrations once per test process (they are idempotent and safe in parallel anyway).
+    private static let migrated: Result<Void, SecureStoreError> = {
+        do throws(SecureStoreError) {
+            guard let url else { throw SecureStoreError(code: .invalidArgument, message: Missing().description) }
+            let store = try PostgresSessionStore(
+                service: "sessionkit.tests.migrate",
+                configuration: .init(url: url),
+                keys: keys()
+            )
+            try store.migrate()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }()
+
+    /// A store for `service` (a fresh, unique one by default) on the test database, migrated.
+    static func store(
+        service: String = "tests.\(UUID().uuidString)",
+        keys: PostgresSessionStore.Keys? = nil,
+        configure: (inout PostgresSessionStore.Configuration) -> Void = { _ in }
+    ) throws -> PostgresSessionStore {
+        try migrated.get()
+        return try PostgresSessionStore(
+            service: service,
+            configuration: configuration(configure),
+            keys: keys ?? Self.keys()
+        )
+    }
+}
+
+extension PostgresSessionStore {
+    /// Runs raw SQL on one of the store's connections and returns the rows: for tests that look under the
+    /// store.
+    func raw(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try run("a test query") { connection in
+            try connection.query(query, logger: logger).wait().rows
+        }
+    }
+}
+
+/// Runs `body`, returning the `SecureStoreError` it throws, or `nil` when it throws none.
+func storeError(_ body: () throws -> Void) -> SecureStoreError? {
+    do {
+        try body()
+        return nil
+    } catch let error as SecureStoreError {
+        return error
+    } catch {
+        return SecureStoreError(code: .ioFailure, message: "unexpected error type: \(error)")
+    }
+}

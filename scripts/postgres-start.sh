@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Starts a throw-away PostgreSQL cluster for the SessionKitServer tests, and prints its URL.
+#
+# Usage: scripts/postgres-start.sh          (scripts/postgres-stop.sh stops it and removes its data)
+#
+# - Installs Debian's `postgresql` package when no server is there (as root only).
+# - Keeps the cluster in a new temporary folder owned by the `postgres` user (the server refuses to run as
+#   root), listening on 127.0.0.1 only, on a free port, with a Unix socket in that folder.
+# - Creates the role `sessionkit` with a random password (scram-sha-256) and the database `sessionkit_test`.
+# - Records the folder, pid, port and URL in .postgres/ at the top of the repository, so that the stop
+#   script and `export SESSIONKIT_POSTGRES_URL=$(cat .postgres/url)` can find them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+state=$PWD/.postgres
+mkdir -p "$state"
+if [ -f "$state/pid" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null; then
+    echo "already running: pid $(cat "$state/pid"), port $(cat "$state/port"); scripts/postgres-stop.sh stops it" >&2
+    exit 1
+fi
+
+find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+bin=$(find_bin)
+if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "PostgreSQL's server is not installed; run: sudo apt-get install -y postgresql" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    # Only the URL goes to standard output, so that `url=$(scripts/postgres-start.sh)` works.
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends postgresql >&2
+    bin=$(find_bin)
+fi
+
+# As root, the server and its tools run as `postgres`; as anyone else, as that user.
+if [ "$(id -u)" = 0 ]; then
+    as_db() { runuser -u postgres -- "$@"; }
+else
+    as_db() { "$@"; }
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sessionkit-postgres.XXXXXX")
+chmod 700 "$dir"
+[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+echo "$dir" >"$state/dir"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+password=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+as_db "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+    --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+as_db "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null ||
+    { cat "$dir/server.log" >&2; exit 1; }
+head -n 1 "$dir/data/postmaster.pid" >"$state/pid"
+echo "$port" >"$state/port"
+
+as_db "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -q \
+    -c "CREATE ROLE sessionkit LOGIN PASSWORD '$password'" \
+    -c "CREATE DATABASE sessionkit_test OWNER sessionkit"
+
+url="postgres://sessionkit:$password@127.0.0.1:$port/sessionkit_test"
+(umask 077 && echo "$url" >"$state/url")
+echo "$url"
