@@ -93,6 +93,7 @@ let package = Package(
             name: "SessionKitServer",
             dependencies: [
                 "SecureStore",
+                "SessionKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

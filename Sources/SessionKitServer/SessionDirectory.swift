@@ -1,0 +1,109 @@
+public import Logging
+public import SecureStore
+public import SessionKit
+import Synchronization
+public import Foundation
+
+/// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
+/// on first use and kept in a least-recently-used cache of bounded size.
+///
+/// Every instance of a service shares the store (``PostgresSessionStore``), and the store's atomic
+/// `update` carries each session's renewal lease, so a session is renewed once across all instances
+/// whatever the number of callers. A valid access token is served from memory with no store round trip;
+/// call ``evict(where:)`` when the store says an item changed elsewhere (``follow(_:)`` does it for a
+/// PostgreSQL store), so that a logout on one instance ends the session on every other.
+///
+/// ```swift
+/// let sessions = SessionDirectory(provider: provider, store: store)
+/// let id = try await sessions.create(credentials)             // after the sign-in: set `id` as the cookie
+/// let token = try await sessions.credentials(for: id, minTTL: 60).accessToken
+/// ```
+public final class SessionDirectory: Sendable {
+    /// The provider every session belongs to.
+    public let provider: ProviderClient
+    /// The store every instance shares.
+    public let store: any SecureStore
+    /// The most sessions kept in memory; the least recently used are dropped beyond it.
+    public let capacity: Int
+    private let policy: RenewalPolicy
+    private let clock: SessionClock
+    private let logger: Logger?
+    private let cache: Mutex<LRU>
+
+    /// Creates a directory. Nothing is read until a session is asked for.
+    ///
+    /// - Parameter capacity: The most sessions kept in memory (at least 1). A dropped session is read from
+    ///   the store again when it is next asked for.
+    public init(
+        provider: ProviderClient, store: any SecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
+        clock: SessionClock = .system, logger: Logger? = nil
+    ) {
+        self.provider = provider
+        self.store = store
+        self.capacity = max(1, capacity)
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        self.cache = Mutex(LRU())
+    }
+
+    /// Stores newly signed-in credentials under a new random session id, and returns the id.
+    ///
+    /// A new id for every sign-in: a session id from before the sign-in is never reused (no session
+    /// fixation).
+    public func create(_ credentials: Credentials) async throws(SessionKitError) -> SessionID {
+        let id = SessionID()
+        try await manager(for: id).store(credentials)
+        return id
+    }
+
+    /// Credentials valid for at least `minTTL` seconds, renewed (once across instances) when needed.
+    ///
+    /// - Throws: ``SessionKit/SessionKitError/Code/signInRequired`` when there is no such session or it
+    ///   ended; a retryable error, with the session kept, when the provider or the store failed for now.
+    public func credentials(for id: SessionID, minTTL: TimeInterval = 0) async throws(SessionKitError) -> Credentials
+    {
+        try await manager(for: id).credentials(minTTL: minTTL)
+    }
+
+    /// The session's user profile from the provider's userinfo endpoint (cached in the session).
+    public func userInfo(for id: SessionID) async throws(SessionKitError) -> UserProfile {
+        try await manager(for: id).userInfo()
+    }
+
+    /// Ends the session: cleared in the store (every instance sees it) and revoked at the provider.
+    @discardableResult
+    public func logout(_ id: SessionID, revoke: Bool = true) async throws(SessionKitError)
+        -> SessionManager.LogoutResult
+    {
+        let manager = manager(for: id)
+        defer { evict { $0 == manager.storeKey } }
+        return try await manager.logout(revoke: revoke)
+    }
+
+    /// The session's states (signed in, renewing, signed out), starting with the current one.
+    public func stateUpdates(for id: SessionID) -> AsyncStream<SessionState> {
+        manager(for: id).stateUpdates()
+    }
+
+    /// Drops from memory every session whose store key `isChanged` accepts, so that its next use reads
+    /// the store again. Returns how many were dropped.
+    @discardableResult
+    public func evict(where isChanged: (String) -> Bool) -> Int {
+        cache.withLock { $0.remove(where: isChanged) }
+    }
+
+    /// How many sessions are in memory now.
+    public var cachedCount: Int { cache.withLock { $0.count } }
+
+    /// The session's manager: the cached one, or a new one (cheap: it reads nothing until used).
+    func manager(for id: SessionID) -> SessionManager {
+        cache.withLock { lru in
+            if let manager = lru.use(id) { return manager }
+            let manager = SessionManager(
+                provider: provider, store: store, account: id.account, clock: clock, policy: policy, logger: logger)
+            lru.insert(manager, for: id, capacity: capacity)
+            return manager
+        }
+    }
+}
