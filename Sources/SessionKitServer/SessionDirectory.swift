@@ -1,8 +1,8 @@
+public import Foundation
 public import Logging
 public import SecureStore
 public import SessionKit
 import Synchronization
-public import Foundation
 
 /// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
 /// on first use and kept in a least-recently-used cache of bounded size.
@@ -61,8 +61,7 @@ public final class SessionDirectory: Sendable {
     ///
     /// - Throws: ``SessionKit/SessionKitError/Code/signInRequired`` when there is no such session or it
     ///   ended; a retryable error, with the session kept, when the provider or the store failed for now.
-    public func credentials(for id: SessionID, minTTL: TimeInterval = 0) async throws(SessionKitError) -> Credentials
-    {
+    public func credentials(for id: SessionID, minTTL: TimeInterval = 0) async throws(SessionKitError) -> Credentials {
         try await manager(for: id).credentials(minTTL: minTTL)
     }
 

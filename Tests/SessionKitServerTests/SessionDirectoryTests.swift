@@ -96,7 +96,9 @@ struct SessionDirectoryTests {
         #expect(id.rawValue.count == 43 && id != SessionID())
         #expect(try SessionID(validating: id.rawValue) == id)
         #expect(!id.description.contains(id.rawValue) && !id.account.contains(id.rawValue))
-        for bad in ["", "short", id.rawValue + "x", String(id.rawValue.dropLast()) + "=", "../" + id.rawValue.dropFirst(3)] {
+        for bad in [
+            "", "short", id.rawValue + "x", String(id.rawValue.dropLast()) + "=", "../" + id.rawValue.dropFirst(3),
+        ] {
             #expect(throws: SessionKitError.self) { try SessionID(validating: bad) }
         }
     }

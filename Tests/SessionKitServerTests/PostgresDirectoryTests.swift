@@ -1,0 +1,87 @@
+import AuthEmulator
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitTesting
+import Testing
+
+@testable import SessionKitServer
+
+/// `SessionDirectory` over PostgreSQL, as several server instances would run it: each instance its own store
+/// (connection pool), provider client and cache, following the database's change announcements.
+@Suite("SessionDirectory over PostgreSQL", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+struct PostgresDirectoryTests {
+    /// One instance: its own store and directory, following the store's changes.
+    struct Instance {
+        let store: PostgresSessionStore
+        let directory: SessionDirectory
+        let follower: Task<Void, Never>
+    }
+
+    static func instance(_ emulator: AuthEmulator, service: String, time: TestClock) throws -> Instance {
+        let store = try TestPostgres.store(service: service)
+        let provider = ProviderClient(configuration: try emulator.providerConfiguration(), clock: time.clock)
+        let directory = SessionDirectory(provider: provider, store: store, clock: time.clock)
+        return Instance(
+            store: store, directory: directory,
+            follower: Task { await directory.follow(store, retryDelay: .milliseconds(100)) })
+    }
+
+    @Test("a logout on one instance: the others refuse the session within a second, with no request of theirs")
+    func logoutSeenWithinASecond() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let instances = try (0..<3).map { _ in try Self.instance(emulator, service: service, time: time) }
+            defer { for instance in instances { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            let id = try await instances[0].directory.create(credentials)
+            for instance in instances.dropFirst() {
+                #expect(try await instance.directory.credentials(for: id) == credentials)
+            }
+            let loggedOut = ContinuousClock.now
+            try await instances[0].directory.logout(id)
+            for instance in instances.dropFirst() {
+                var refused = false
+                while ContinuousClock.now - loggedOut < .seconds(1) {
+                    do {
+                        _ = try await instance.directory.credentials(for: id)
+                        try await Task.sleep(for: .milliseconds(20))
+                    } catch let error as SessionKitError {
+                        #expect(error.code == .signInRequired)
+                        refused = true
+                        break
+                    }
+                }
+                #expect(refused, "an instance still served the session a second after the logout")
+            }
+        }
+    }
+
+    @Test("an expired session asked for on 3 instances by 30 callers is renewed once, and all get the token")
+    func renewedOnce() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let instances = try (0..<3).map { _ in try Self.instance(emulator, service: service, time: time) }
+            defer { for instance in instances { instance.follower.cancel() } }
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            let id = try await instances[0].directory.create(credentials)
+            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+            try await emulator.controls.resetRequestCounts()
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.3).only(.refreshToken), into: .token)
+            let tokens = try await withThrowingTaskGroup(of: Secret.self) { group in
+                for index in 0..<30 {
+                    let directory = instances[index % 3].directory
+                    group.addTask { try await directory.credentials(for: id, minTTL: 60).accessToken }
+                }
+                return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
+            }
+            #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+        }
+    }
+}
