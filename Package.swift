@@ -129,6 +129,15 @@ let package = Package(
         ),
         // Test helper: the encrypted file store on the command line, run as child processes by
         // SecureStoreTests (several writers at once, writers killed mid-write). Not a product.
+        // Test support: one server instance's SessionDirectory in a process of its own, for the multi-process
+        // tests and benchmarks of SessionKitServer.
+        .executableTarget(
+            name: "sessionkit-directory-load",
+            dependencies: [
+                "SessionKit", "SessionKitServer", "SecureStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "securestore-tool",
             dependencies: ["SecureStore"]
@@ -153,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "SessionKitServerTests",
             dependencies: [
-                "SessionKitServer", "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit",
+                "SessionKitServer", "sessionkit-directory-load", "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit",
                 "AuthEmulator",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
