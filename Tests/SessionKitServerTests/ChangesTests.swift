@@ -79,7 +79,7 @@ struct ChangesTests {
                     value = try store.string(forKey: "k")
                 } catch {
                     #expect(error.code == .unavailable, "\(error)")
-                    outcomes.append("\(error.code)")
+                    outcomes.append("\(error)")
                 }
             }
             #expect(value == "kept", "\(outcomes)")
