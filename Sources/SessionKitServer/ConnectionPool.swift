@@ -52,7 +52,11 @@ final class ConnectionPool: Sendable {
             checkIn(connection)
             return result
         } catch {
-            checkIn(connection)
+            if PostgresErrors.meansConnectionLost(error) {
+                Self.close(connection)
+            } else {
+                checkIn(connection)
+            }
             throw error
         }
     }

@@ -22,6 +22,24 @@ enum PostgresErrors {
         "40P01",  // deadlock_detected
     ]
 
+    /// Whether `error` leaves the connection it came from unusable, so the pool must not hand it out again.
+    /// Errors of the caller's own (a transform's, a corrupted row) and server errors that end only the
+    /// statement (a lock or statement timeout) leave it usable.
+    static func meansConnectionLost(_ error: any Error) -> Bool {
+        if error is SecureStoreError || error is TransformFailure { return false }
+        guard let error = error as? PSQLError else { return !(error is CancellationError) }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || state.hasPrefix("57P")
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,
+            .messageDecodingFailure, .unexpectedBackendMessage:
+            return true
+        default:
+            return false
+        }
+    }
+
     static func map(_ error: any Error, while action: String) -> SecureStoreError {
         if let error = error as? SecureStoreError { return error }
         guard let error = error as? PSQLError else {

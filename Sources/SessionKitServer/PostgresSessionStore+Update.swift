@@ -29,7 +29,7 @@ extension PostgresSessionStore {
                         new = try transform(old)
                     } catch {
                         transformError = error
-                        throw error
+                        throw TransformFailure()
                     }
                     if let new {
                         let digestData = Data(digest.readableBytesView)
@@ -76,3 +76,7 @@ extension PostgresSessionStore {
         }
     }
 }
+
+/// Stands for the transform's own error inside the pool, which keeps the connection (the transaction was
+/// rolled back); ``PostgresSessionStore/updateItem(forKey:_:)`` rethrows the original.
+struct TransformFailure: Error {}

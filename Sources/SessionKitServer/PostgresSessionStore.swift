@@ -212,6 +212,14 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     /// (the server cancels it at the statement timeout; the margin covers a server that stopped answering).
     /// A connection that timed out is closed, so the pool replaces it.
     func execute(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> [PostgresRow] {
+        // PostgresNIO 1.33's future API never completes a query sent on a closed connection: check first.
+        guard !connection.isClosed else {
+            throw SecureStoreError(
+                code: .unavailable,
+                message: "the connection to \(configuration) was closed by the server or the network; keep the "
+                    + "session and try again"
+            )
+        }
         let limit = configuration.statementTimeout + .seconds(5)
         guard let result = try connection.query(query, logger: logger).wait(atMost: limit) else {
             ConnectionPool.close(connection)

