@@ -144,8 +144,13 @@ struct ProcessTests {
             defer { try? FileManager.default.removeItem(at: fleet.idsFile.deletingLastPathComponent()) }
             // Slow answers, so that the kill lands while renewals are under way.
             try await emulator.controls.inject(.latency(0.2).only(.refreshToken), into: .token)
+            try await emulator.controls.resetRequestCounts()
             let victim = try Self.start(fleet, issuer: emulator.issuer, index: 0)
-            try await Task.sleep(for: .milliseconds(700))
+            // Killed once the provider has received 20 of its refresh requests: answers are under way.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await emulator.controls.requestCounts()[.refreshToken] < 20, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             kill(victim.0.processIdentifier, SIGKILL)
             let others = try (1..<Self.processes).map { try Self.start(fleet, issuer: emulator.issuer, index: $0) }
             for (process, _) in others { try await Self.waitForExit(process) }
@@ -160,6 +165,8 @@ struct ProcessTests {
                 #expect(
                     !seen.contains("missing") && !seen.contains("error signInRequired"), "session \(index): \(seen)")
             }
+            // The kill lost answers the provider had sent: their refresh tokens were presented once more.
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] > Self.users)
             // And each session is still there for the next request, in a fresh instance.
             let store = try TestPostgres.store(
                 service: fleet.service,
