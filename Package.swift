@@ -162,8 +162,8 @@ let package = Package(
         .testTarget(
             name: "SessionKitServerTests",
             dependencies: [
-                "SessionKitServer", "sessionkit-directory-load", "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit",
-                "AuthEmulator",
+                "SessionKitServer", "sessionkit-directory-load", "SecureStore", "SecureStoreTesting",
+                "SessionKitTesting", "SessionKit", "AuthEmulator",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
