@@ -33,7 +33,9 @@ struct ProcessTests {
         let directory = SessionDirectory(
             provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store)
         let signedIn = try await withThrowingTaskGroup(of: (SessionID, Credentials).self) { group in
-            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+            var configuration = try emulator.providerConfiguration()
+            configuration.requestTimeout = .seconds(30)
+            let provider = ProviderClient(configuration: configuration)
             var results: [(SessionID, Credentials)] = []
             for index in 0..<users {
                 // 16 sign-ins at a time: the emulator answers them, in this process, within the timeout.
