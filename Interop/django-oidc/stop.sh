@@ -1,25 +1,4 @@
 #!/usr/bin/env bash
 # Stop the provider started by start.sh (by its recorded pid only).
-set -euo pipefail
-cd "$(dirname "$0")"
-
-RUN=var/run
-if [ ! -f "$RUN/pid" ]; then
-    echo "not running (no $RUN/pid)"
-    exit 0
-fi
-PID=$(cat "$RUN/pid")
-if kill -0 "$PID" 2>/dev/null; then
-    kill "$PID"
-    for _ in $(seq 1 50); do
-        kill -0 "$PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$PID" 2>/dev/null; then
-        kill -9 "$PID"
-    fi
-    echo "stopped pid $PID"
-else
-    echo "pid $PID was not running"
-fi
-rm -f "$RUN/pid" "$RUN/port"
+here=$(cd "$(dirname "$0")" && pwd)
+exec "$here/../common/stop-server.sh" "$here"
