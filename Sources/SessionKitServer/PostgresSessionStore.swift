@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
 /// A ``SecureStore`` on PostgreSQL, shared by every instance of a server: what `SessionManager` uses exactly
 /// as it uses the file store, with renewal single-flight across instances.
@@ -47,6 +48,11 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     let sealer: RowSealer
     let pool: ConnectionPool
     let logger: Logger
+    private let statements = Atomic<Int>(0)
+
+    /// How many SQL statements this store has sent: for monitoring, and for tests that check a path makes no
+    /// round trip.
+    public var statementCount: Int { statements.load(ordering: .relaxed) }
 
     /// The NOTIFY channel every write and delete is announced on.
     public static let notificationChannel = "sessionkit_items"
@@ -220,6 +226,7 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
                     + "session and try again"
             )
         }
+        statements.add(1, ordering: .relaxed)
         let limit = configuration.statementTimeout + .seconds(5)
         guard let result = try connection.query(query, logger: logger).wait(atMost: limit) else {
             ConnectionPool.close(connection)

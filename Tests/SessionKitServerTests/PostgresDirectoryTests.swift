@@ -84,4 +84,26 @@ struct PostgresDirectoryTests {
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
         }
     }
+
+    @Test("a valid token is served from memory: 1,000 calls for 50 sessions send no statement to the database")
+    func noRoundTripWhileValid() async throws {
+        try await LiveEmulator.with { emulator in
+            let time = TestClock()
+            let instance = try Self.instance(emulator, service: "tests.directory.\(UUID().uuidString)", time: time)
+            defer { instance.follower.cancel() }
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            var ids: [SessionID] = []
+            for _ in 0..<50 { ids.append(try await instance.directory.create(credentials)) }
+            try await Task.sleep(for: .milliseconds(500))  // the announcements of those writes have arrived
+            for id in ids { _ = try await instance.directory.credentials(for: id, minTTL: 60) }
+            let before = instance.store.statementCount
+            for round in 0..<20 {
+                for id in ids {
+                    #expect(try await instance.directory.credentials(for: id, minTTL: 60) == credentials, "\(round)")
+                }
+            }
+            #expect(instance.store.statementCount == before)
+        }
+    }
 }
