@@ -13,13 +13,14 @@ struct TokenArgumentsTests {
                 [
                     "--min-ttl", "300", "--id-token", "--output=exec-credential", "--profile", "work",
                     "--issuer=https://example.eu.auth0.com/", "--client-id", "abc", "--store", "file",
-                    "--sessions-dir", "/tmp/s", "--audience", "api", "--scope=openid", "--json",
+                    "--sessions-dir", "/tmp/s", "--audience", "api", "--scope=openid", "--json", "--client-auth",
+                    "post",
                 ][...]))
         #expect(parsed.minTTL == 300 && parsed.idToken && parsed.json && parsed.output == .execCredential)
-        let global = parsed.globalOptions
+        let global = parsed.flags
         #expect(global.profile == "work" && global.issuer == "https://example.eu.auth0.com/")
         #expect(global.clientID == "abc" && global.store == "file" && global.sessionsDirectory == "/tmp/s")
-        #expect(global.audience == "api" && global.scope == "openid")
+        #expect(global.audience == "api" && global.scope == "openid" && global.clientAuth == "post")
         #expect(TokenFastPath.parse(["--min-ttl=-5"][...])?.minTTL == -5)
     }
 

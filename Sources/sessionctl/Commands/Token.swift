@@ -60,7 +60,7 @@ struct Token: AsyncParsableCommand {
         let minTTL = TimeInterval(arguments.minTTL)
         guard
             let context = try? SessionContext.make(
-                arguments.globalOptions, warnOnFallback: false, readsStoredSecret: false),
+                arguments.flags, warnOnFallback: false, readsStoredSecret: false),
             let credentials = try? context.session.localCredentials(minTTL: minTTL)
         else { return false }
         // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.

@@ -52,20 +52,11 @@ struct TokenFastPath {
         return parsed
     }
 
-    /// The global options as ArgumentParser would have set them.
-    var globalOptions: GlobalOptions {
-        var global = GlobalOptions()
-        global.profile = options["profile"]
-        global.issuer = options["issuer"]
-        global.clientID = options["client-id"]
-        global.audience = options["audience"]
-        global.scope = options["scope"]
-        global.sessionsDirectory = options["sessions-dir"]
-        global.store = options["store"]
-        global.clientAuth = options["client-auth"]
-        // Every option must be set here: ArgumentParser stops the program when an unset one is read.
-        global.clientSecretFile = nil
-        global.clientSecretStdin = false
-        return global
+    /// The settings flags as ArgumentParser would have set them.
+    var flags: SettingFlags {
+        SettingFlags(
+            profile: options["profile"], issuer: options["issuer"], clientID: options["client-id"],
+            clientAuth: options["client-auth"], audience: options["audience"], scope: options["scope"],
+            sessionsDirectory: options["sessions-dir"], store: options["store"])
     }
 }

@@ -22,7 +22,14 @@ struct SessionContext {
     static func make(_ options: GlobalOptions, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
         throws(SessionKitError) -> SessionContext
     {
-        var resolved = try options.resolved()
+        try make(options.flags, warnOnFallback: warnOnFallback, readsStoredSecret: readsStoredSecret)
+    }
+
+    /// The same, from the flags as plain values.
+    static func make(_ flags: SettingFlags, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
+        throws(SessionKitError) -> SessionContext
+    {
+        var resolved = try flags.resolved()
         let folder = resolved.sessionsDirectory ?? Self.defaultStoreFolder
         let selection = try openStore(resolved, folder: folder)
         if warnOnFallback, let warning = selection.warning {

@@ -53,6 +53,38 @@ struct GlobalOptions: ParsableArguments {
     )
     var store: String?
 
+    /// These options as plain values.
+    var flags: SettingFlags {
+        SettingFlags(
+            profile: profile, issuer: issuer, clientID: clientID, clientSecretFile: clientSecretFile,
+            clientSecretStdin: clientSecretStdin, clientAuth: clientAuth, audience: audience, scope: scope,
+            sessionsDirectory: sessionsDirectory, store: store)
+    }
+
+    /// The profile's name after flags and environment.
+    var profileName: String { flags.profileName }
+
+    /// The settings in force: flags over environment over the saved profile.
+    func resolved() throws(SessionKitError) -> ResolvedSettings { try flags.resolved() }
+
+    /// The store policy from `--store`, else `SESSIONCTL_STORE`, else automatic.
+    func storePolicy() throws(SessionKitError) -> StoreSelection.Policy { try flags.storePolicy() }
+}
+
+/// The settings flags of ``GlobalOptions`` as plain values: what `token`'s fast path fills in without
+/// ArgumentParser, whose option types cost that path a protocol-conformance scan to build (BENCHMARKS.md).
+struct SettingFlags {
+    var profile: String?
+    var issuer: String?
+    var clientID: String?
+    var clientSecretFile: String?
+    var clientSecretStdin = false
+    var clientAuth: String?
+    var audience: String?
+    var scope: String?
+    var sessionsDirectory: String?
+    var store: String?
+
     /// The profile's name after flags and environment.
     var profileName: String {
         profile ?? environment("SESSIONCTL_PROFILE") ?? "default"
