@@ -68,7 +68,7 @@ struct ProcessTests {
     /// Starts one instance asking for every session's credentials; its standard output goes to a file.
     static func start(_ fleet: Fleet, issuer: URL, index: Int) throws -> (Process, URL) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try binary("sessionkit-directory-load"))
+        process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-directory-load"))
         var environment = ProcessInfo.processInfo.environment
         environment["LOAD_SERVICE"] = fleet.service
         environment["LOAD_KEY_HEX"] = fleet.keyHex
@@ -103,18 +103,6 @@ struct ProcessTests {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-    }
-
-    static func binary(_ name: String) throws -> String {
-        var folders: [String] = []
-        if let first = CommandLine.arguments.first {
-            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
-        }
-        folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
-        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
-            return folder + "/" + name
-        }
-        throw SessionKitError(code: .invalidConfiguration, message: "\(name) was not built; looked in \(folders)")
     }
 
     @Test("4 instances x 200 users whose tokens expired together: one refresh per user, all see the same token")

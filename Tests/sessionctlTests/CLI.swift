@@ -38,15 +38,7 @@ struct CLI: Sendable {
 
     /// The path of the built program `name`, next to the test bundle.
     static func binary(_ name: String = "sessionctl") throws -> String {
-        var folders: [String] = []
-        if let first = CommandLine.arguments.first {
-            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
-        }
-        folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
-        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
-            return folder + "/" + name
-        }
-        throw TestFailure("\(name) was not built; looked in \(folders)")
+        try BuiltProgram.path(name)
     }
 
     /// A finished run.
