@@ -19,6 +19,7 @@ struct ProcessTests {
     /// The sessions' shared set-up: a service, its sealing key, `users` signed-in sessions and their ids.
     struct Fleet {
         let service: String
+        let key: SymmetricKey
         let keyHex: String
         let idsFile: URL
         let ids: [SessionID]
@@ -53,7 +54,8 @@ struct ProcessTests {
         let idsFile = folder.appendingPathComponent("ids")
         try signedIn.map(\.0.rawValue).joined(separator: "\n").write(to: idsFile, atomically: true, encoding: .utf8)
         return Fleet(
-            service: service, keyHex: keyHex, idsFile: idsFile, ids: signedIn.map(\.0), credentials: signedIn.map(\.1))
+            service: service, key: key, keyHex: keyHex, idsFile: idsFile, ids: signedIn.map(\.0),
+            credentials: signedIn.map(\.1))
     }
 
     /// `credentials` as the store holds them once their access token has expired: every process renews
@@ -160,25 +162,10 @@ struct ProcessTests {
             // And each session is still there for the next request, in a fresh instance.
             let store = try TestPostgres.store(
                 service: fleet.service,
-                keys: try .init(current: (id: "load", key: SymmetricKey(data: Data(hex: fleet.keyHex) ?? Data()))))
+                keys: try .init(current: (id: "load", key: fleet.key)))
             let directory = SessionDirectory(
                 provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store)
             for id in fleet.ids { _ = try await directory.credentials(for: id, minTTL: 0) }
         }
-    }
-}
-
-extension Data {
-    /// Bytes from hexadecimal text, or `nil` when it is not.
-    init?(hex: String) {
-        var bytes: [UInt8] = []
-        var iterator = hex.utf8.makeIterator()
-        while let high = iterator.next() {
-            guard let low = iterator.next(), let h = UInt8(String(UnicodeScalar(high)), radix: 16),
-                let l = UInt8(String(UnicodeScalar(low)), radix: 16)
-            else { return nil }
-            bytes.append(h << 4 | l)
-        }
-        self.init(bytes)
     }
 }

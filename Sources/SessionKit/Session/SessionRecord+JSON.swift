@@ -25,17 +25,11 @@ extension SessionRecord {
             throw FormatError(path: "record.generation", reason: "not a non-negative integer")
         }
         self.init(version: version, generation: UInt64(generation))
-        credentials = try Self.present(object["credentials"]).map { try Credentials(recordJSON: $0) }
-        profile = try Self.present(object["profile"]).map {
+        credentials = try object.member("credentials").map { try Credentials(recordJSON: $0) }
+        profile = try object.member("profile").map {
             UserProfile(claims: try Self.object($0, at: "record.profile"))
         }
-        renewal = try Self.present(object["renewal"]).map { try RenewalLease(recordJSON: $0) }
-    }
-
-    /// `nil` for a missing member or `null`, as `decodeIfPresent` treats them.
-    static func present(_ value: JSONValue?) -> JSONValue? {
-        if case .null = value { return nil }
-        return value
+        renewal = try object.member("renewal").map { try RenewalLease(recordJSON: $0) }
     }
 
     static func object(_ value: JSONValue, at path: String) throws -> [String: JSONValue] {
@@ -44,7 +38,7 @@ extension SessionRecord {
     }
 
     static func required(_ object: [String: JSONValue], _ name: String, at path: String) throws -> JSONValue {
-        guard let value = present(object[name]) else { throw FormatError(path: "\(path).\(name)", reason: "missing") }
+        guard let value = object.member(name) else { throw FormatError(path: "\(path).\(name)", reason: "missing") }
         return value
     }
 
@@ -74,7 +68,7 @@ extension Credentials {
                     + "SessionKit or sign in again")
         }
         func optionalString(_ name: String) throws -> String? {
-            try R.present(object[name]).map { try R.string($0, at: "\(path).\(name)") }
+            try object.member(name).map { try R.string($0, at: "\(path).\(name)") }
         }
         func date(_ value: JSONValue, _ name: String) throws -> Date {
             Date(timeIntervalSinceReferenceDate: try R.number(value, at: "\(path).\(name)"))
@@ -84,11 +78,11 @@ extension Credentials {
             tokenType: try R.string(try R.required(object, "token_type", at: path), at: path + ".token_type"),
             idToken: try optionalString("id_token").map(Secret.init),
             refreshToken: try optionalString("refresh_token").map(Secret.init),
-            expiresAt: try R.present(object["expires_at"]).map { try date($0, "expires_at") },
+            expiresAt: try object.member("expires_at").map { try date($0, "expires_at") },
             scope: try optionalString("scope"),
             issuedTokenType: try optionalString("issued_token_type"),
             receivedAt: try date(try R.required(object, "received_at", at: path), "received_at"),
-            additionalParameters: try R.present(object["additional_parameters"]).map {
+            additionalParameters: try object.member("additional_parameters").map {
                 try R.object($0, at: path + ".additional_parameters")
             } ?? [:]
         )

@@ -80,3 +80,11 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 }
+
+extension [String: JSONValue] {
+    /// The member `name`, or `nil` when it is missing or `null`: how `decodeIfPresent` reads an optional member.
+    public func member(_ name: String) -> JSONValue? {
+        guard let value = self[name], value != .null else { return nil }
+        return value
+    }
+}

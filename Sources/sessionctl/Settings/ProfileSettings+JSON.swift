@@ -8,7 +8,7 @@ extension ConfigFile {
     init(json value: JSONValue) throws(ConfigFormatError) {
         guard let object = value.objectValue else { throw ConfigFormatError(path: "", reason: "not an object") }
         var profiles: [String: ProfileSettings] = [:]
-        if let listed = ConfigFormatError.present(object["profiles"]) {
+        if let listed = object.member("profiles") {
             guard let listed = listed.objectValue else {
                 throw ConfigFormatError(path: "profiles", reason: "not an object")
             }
@@ -33,7 +33,7 @@ extension ProfileSettings {
         redirectURI = try read.string(CodingKeys.redirectURI.rawValue)
         clientAuth = try read.string(CodingKeys.clientAuth.rawValue)
         clientSecretInStore = try read.bool(CodingKeys.clientSecretInStore.rawValue)
-        if let endpoints = ConfigFormatError.present(object[CodingKeys.endpoints.rawValue]) {
+        if let endpoints = object.member(CodingKeys.endpoints.rawValue) {
             guard let members = endpoints.objectValue else {
                 throw ConfigFormatError(path: "\(path).endpoints", reason: "not an object")
             }
@@ -52,19 +52,13 @@ struct ConfigFormatError: Error, CustomStringConvertible {
     let reason: String
     var description: String { path.isEmpty ? reason : "\(path) is \(reason)" }
 
-    /// `nil` for a missing member or `null`.
-    static func present(_ value: JSONValue?) -> JSONValue? {
-        if case .null = value { return nil }
-        return value
-    }
-
     /// Typed optional members of one object.
     struct Reader {
         let object: [String: JSONValue]
         let path: String
 
         func string(_ name: String) throws(ConfigFormatError) -> String? {
-            guard let value = present(object[name]) else { return nil }
+            guard let value = object.member(name) else { return nil }
             guard let text = value.stringValue else {
                 throw ConfigFormatError(path: "\(path).\(name)", reason: "not a string")
             }
@@ -72,7 +66,7 @@ struct ConfigFormatError: Error, CustomStringConvertible {
         }
 
         func int(_ name: String) throws(ConfigFormatError) -> Int? {
-            guard let value = present(object[name]) else { return nil }
+            guard let value = object.member(name) else { return nil }
             guard let number = value.intValue else {
                 throw ConfigFormatError(path: "\(path).\(name)", reason: "not an integer")
             }
@@ -80,7 +74,7 @@ struct ConfigFormatError: Error, CustomStringConvertible {
         }
 
         func bool(_ name: String) throws(ConfigFormatError) -> Bool? {
-            guard let value = present(object[name]) else { return nil }
+            guard let value = object.member(name) else { return nil }
             guard let flag = value.boolValue else {
                 throw ConfigFormatError(path: "\(path).\(name)", reason: "not true or false")
             }
