@@ -5,7 +5,9 @@ import SecureStore
 
 extension PostgresSessionStore {
     /// `update(forKey:_:)`: BEGIN; take the key's advisory lock (so an insert of a missing row is serialised
-    /// too); read the row FOR UPDATE in a fresh snapshot; transform; write or delete with NOTIFY; COMMIT.
+    /// too); read the row FOR UPDATE in a fresh snapshot (a statement of its own, so that its snapshot is taken
+    /// after the lock); transform; write or delete with NOTIFY in one statement; COMMIT. Five round trips for a
+    /// write, four when nothing changes.
     func updateItem(forKey key: String, _ transform: (Data?) throws -> Data?) throws -> Data? {
         let digest = try Self.digest(key)
         let lock = lockKey(digest)
@@ -39,19 +41,26 @@ extension PostgresSessionStore {
                         _ = try execute(
                             connection,
                             """
-                            INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id)
-                            VALUES (\(service), \(digest), \(sealedKey), \(sealed), \(keyID))
-                            ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
-                                sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
-                                generation = sessionkit_items.generation + 1, updated_at = now()
+                            WITH written AS (
+                                INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id)
+                                VALUES (\(service), \(digest), \(sealedKey), \(sealed), \(keyID))
+                                ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
+                                    sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
+                                    generation = sessionkit_items.generation + 1, updated_at = now()
+                                RETURNING 1
+                            )
+                            SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM written
                             """)
                     } else if old != nil {
                         _ = try execute(
                             connection,
-                            "DELETE FROM sessionkit_items WHERE service = \(service) AND key_digest = \(digest)")
-                    }
-                    if new != nil || old != nil {
-                        _ = try execute(connection, "SELECT pg_notify(\(Self.notificationChannel), \(payload))")
+                            """
+                            WITH deleted AS (
+                                DELETE FROM sessionkit_items WHERE service = \(service) AND key_digest = \(digest)
+                                RETURNING 1
+                            )
+                            SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM deleted
+                            """)
                     }
                     _ = try execute(connection, "COMMIT")
                     return new

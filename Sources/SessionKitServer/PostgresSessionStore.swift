@@ -50,8 +50,8 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     let logger: Logger
     private let statements = Atomic<Int>(0)
 
-    /// How many SQL statements this store has sent: for monitoring, and for tests that check a path makes no
-    /// round trip.
+    /// How many SQL statements this store has sent, each one round trip: for monitoring, and for tests that
+    /// check a path makes no round trip.
     public var statementCount: Int { statements.load(ordering: .relaxed) }
 
     /// The NOTIFY channel every write and delete is announced on.
@@ -218,6 +218,12 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     /// (the server cancels it at the statement timeout; the margin covers a server that stopped answering).
     /// A connection that timed out is closed, so the pool replaces it.
     func execute(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> [PostgresRow] {
+        try send(connection) { connection.query(query, logger: logger).map(\.rows) }
+    }
+
+    private func send(_ connection: PostgresConnection, _ query: () -> EventLoopFuture<[PostgresRow]>) throws
+        -> [PostgresRow]
+    {
         // PostgresNIO 1.33's future API never completes a query sent on a closed connection: check first.
         guard !connection.isClosed else {
             throw SecureStoreError(
@@ -228,7 +234,7 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
         }
         statements.add(1, ordering: .relaxed)
         let limit = configuration.statementTimeout + .seconds(5)
-        guard let result = try connection.query(query, logger: logger).wait(atMost: limit) else {
+        guard let rows = try query().wait(atMost: limit) else {
             ConnectionPool.close(connection)
             throw SecureStoreError(
                 code: .unavailable,
@@ -236,7 +242,7 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
                     + "and try again"
             )
         }
-        return result.rows
+        return rows
     }
 
     func openValue(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> Data {

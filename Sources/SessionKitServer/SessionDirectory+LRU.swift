@@ -7,6 +7,8 @@ extension SessionDirectory {
     /// dropped in one pass, so eviction costs O(log n) per insert on average.
     struct LRU {
         private var entries: [SessionID: (manager: SessionManager, lastUse: UInt64)] = [:]
+        /// Each entry's id by the hex SHA-256 of its store key, as change notifications name items.
+        private var byDigest: [String: SessionID] = [:]
         private var clock: UInt64 = 0
 
         var count: Int { entries.count }
@@ -22,17 +24,31 @@ extension SessionDirectory {
         mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
             clock += 1
             entries[id] = (manager, clock)
+            byDigest[PostgresSessionStore.hex(PostgresSessionStore.digestData(manager.storeKey))] = id
             guard entries.count > capacity else { return }
             let excess = entries.count - capacity + max(0, capacity / 8)
             let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
-            for key in oldest where key != id { entries[key] = nil }
+            for key in oldest where key != id { drop(key) }
         }
+
+        /// The manager whose store key has this hex SHA-256, if it is cached.
+        func manager(digest: String) -> SessionManager? {
+            byDigest[digest].flatMap { entries[$0]?.manager }
+        }
+
+        /// Every cached manager.
+        var managers: [SessionManager] { entries.values.map(\.manager) }
 
         /// Drops the entries whose store key `isChanged` accepts; returns how many.
         mutating func remove(where isChanged: (String) -> Bool) -> Int {
             let keys = entries.filter { isChanged($0.value.manager.storeKey) }.map(\.key)
-            for key in keys { entries[key] = nil }
+            for key in keys { drop(key) }
             return keys.count
+        }
+
+        private mutating func drop(_ id: SessionID) {
+            guard let entry = entries.removeValue(forKey: id) else { return }
+            byDigest[PostgresSessionStore.hex(PostgresSessionStore.digestData(entry.manager.storeKey))] = nil
         }
     }
 }

@@ -10,8 +10,8 @@ import Synchronization
 /// Every instance of a service shares the store (``PostgresSessionStore``), and the store's atomic
 /// `update` carries each session's renewal lease, so a session is renewed once across all instances
 /// whatever the number of callers. A valid access token is served from memory with no store round trip;
-/// call ``evict(where:)`` when the store says an item changed elsewhere (``follow(_:)`` does it for a
-/// PostgreSQL store), so that a logout on one instance ends the session on every other.
+/// ``follow(_:)`` hears a PostgreSQL store's change announcements, so that a logout on one instance ends the
+/// session on every other and callers waiting for another instance's renewal get its result at once.
 ///
 /// ```swift
 /// let sessions = SessionDirectory(provider: provider, store: store)
@@ -28,7 +28,7 @@ public final class SessionDirectory: Sendable {
     private let policy: RenewalPolicy
     private let clock: SessionClock
     private let logger: Logger?
-    private let cache: Mutex<LRU>
+    let cache: Mutex<LRU>
 
     /// Creates a directory. Nothing is read until a session is asked for.
     ///

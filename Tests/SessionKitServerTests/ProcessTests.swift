@@ -9,74 +9,71 @@ import Testing
 
 /// Several real processes (`sessionkit-directory-load`), each one server instance, sharing one PostgreSQL and
 /// one emulator: many users whose access tokens expire at once are renewed exactly once each, and no one is
-/// signed out when an instance is killed in the middle of its renewals.
+/// signed out when an instance is killed in the middle of its renewals or PostgreSQL restarts under them.
 @Suite(
     "Server instances as processes", .serialized, .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct ProcessTests {
-    static let users = 200
+    static let users = 1000
     static let processes = 4
 
-    /// The sessions' shared set-up: a service, its sealing key, `users` signed-in sessions and their ids.
+    /// The sessions' shared set-up: a service, its sealing key, `users` signed-in sessions whose access tokens
+    /// have expired, and their ids.
     struct Fleet {
         let service: String
         let key: SymmetricKey
         let keyHex: String
         let idsFile: URL
         let ids: [SessionID]
-        let credentials: [Credentials]
-    }
+        let issuer: URL
 
-    static func fleet(_ emulator: AuthEmulator) async throws -> Fleet {
-        let service = "tests.processes.\(UUID().uuidString)"
-        let key = SymmetricKey(size: .bits256)
-        let keyHex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-        let store = try TestPostgres.store(service: service, keys: try .init(current: (id: "load", key: key)))
-        let directory = SessionDirectory(
-            provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store)
-        let signedIn = try await withThrowingTaskGroup(of: (SessionID, Credentials).self) { group in
-            var configuration = try emulator.providerConfiguration()
-            configuration.requestTimeout = .seconds(30)
-            let provider = ProviderClient(configuration: configuration)
-            var results: [(SessionID, Credentials)] = []
-            for index in 0..<users {
-                // 16 sign-ins at a time: the emulator answers them, in this process, within the timeout.
-                if index >= 16, let result = try await group.next() { results.append(result) }
-                group.addTask {
-                    let credentials = expired(
-                        try await provider.signIn(
-                            username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword)))
-                    return (try await directory.create(credentials), credentials)
-                }
-            }
-            return try await group.reduce(into: results) { $0.append($1) }
+        /// A directory on the fleet's sessions, in this process.
+        func directory() throws -> SessionDirectory {
+            let store = try TestPostgres.store(service: service, keys: try .init(current: (id: "load", key: key)))
+            return SessionDirectory(
+                provider: ProviderClient(configuration: try ProviderConfiguration(issuer: issuer, clientID: "sessionkit-native")),
+                store: store)
         }
+    }
+
+    /// Signs `users` sessions in through the load program (`LOAD_CREATE`), with their tokens stored as expired:
+    /// every process renews them at once, and the renewed tokens (a day long) are not renewed again however
+    /// slow the run.
+    static func fleet(_ emulator: AuthEmulator) async throws -> Fleet {
+        let key = SymmetricKey(size: .bits256)
         let folder = try TemporaryFolder(prefix: "sessionkit-processes").url
-        let idsFile = folder.appendingPathComponent("ids")
-        try signedIn.map(\.0.rawValue).joined(separator: "\n").write(to: idsFile, atomically: true, encoding: .utf8)
+        let fleet = Fleet(
+            service: "tests.processes.\(UUID().uuidString)", key: key,
+            keyHex: key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() },
+            idsFile: folder.appendingPathComponent("ids"), ids: [], issuer: emulator.issuer)
+        let (creator, _) = try start(
+            fleet, index: -1,
+            settings: [
+                "LOAD_CREATE": "\(users)", "LOAD_EXPIRED": "1", "LOAD_CONCURRENCY": "16",
+                "LOAD_PASSWORD": AuthEmulator.User.alicePassword,
+            ])
+        try await waitForExit(creator)
+        guard creator.terminationStatus == 0 else {
+            throw SessionKitError(code: .invalidInput, message: "signing the fleet in failed; see its output above")
+        }
+        let ids = try String(contentsOf: fleet.idsFile, encoding: .utf8).split(separator: "\n")
+            .map { try SessionID(validating: String($0)) }
         return Fleet(
-            service: service, key: key, keyHex: keyHex, idsFile: idsFile, ids: signedIn.map(\.0),
-            credentials: signedIn.map(\.1))
+            service: fleet.service, key: key, keyHex: fleet.keyHex, idsFile: fleet.idsFile, ids: ids,
+            issuer: emulator.issuer)
     }
 
-    /// `credentials` as the store holds them once their access token has expired: every process renews
-    /// them at once, and the renewed tokens (a day long) are not renewed again however slow the run.
-    static func expired(_ credentials: Credentials) -> Credentials {
-        Credentials(
-            accessToken: credentials.accessToken, tokenType: credentials.tokenType, idToken: credentials.idToken,
-            refreshToken: credentials.refreshToken, expiresAt: Date(timeIntervalSinceNow: -1), scope: credentials.scope,
-            receivedAt: Date(timeIntervalSinceNow: -3600))
-    }
-
-    /// Starts one instance asking for every session's credentials; its standard output goes to a file.
-    static func start(_ fleet: Fleet, issuer: URL, index: Int) throws -> (Process, URL) {
+    /// Starts one instance asking for every session's credentials, with `settings` added to its environment;
+    /// its standard output goes to a file.
+    static func start(_ fleet: Fleet, index: Int, settings: [String: String] = [:]) throws -> (Process, URL) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-directory-load"))
         var environment = ProcessInfo.processInfo.environment
         environment["LOAD_SERVICE"] = fleet.service
         environment["LOAD_KEY_HEX"] = fleet.keyHex
-        environment["LOAD_ISSUER"] = issuer.absoluteString
+        environment["LOAD_ISSUER"] = fleet.issuer.absoluteString
         environment["LOAD_IDS_FILE"] = fleet.idsFile.path
         environment["LOAD_CONCURRENCY"] = "50"
+        environment.merge(settings) { $1 }
         process.environment = environment
         let output = fleet.idsFile.deletingLastPathComponent().appendingPathComponent("out-\(index)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -96,6 +93,13 @@ struct ProcessTests {
         return results
     }
 
+    /// How many of an instance's calls met a retryable error (its `retried N` line).
+    static func retried(_ output: URL) throws -> Int {
+        let line = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("retried ") }
+        return line.flatMap { Int($0.dropFirst("retried ".count)) } ?? 0
+    }
+
     static func waitForExit(_ process: Process, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
@@ -107,13 +111,13 @@ struct ProcessTests {
         }
     }
 
-    @Test("4 instances x 200 users whose tokens expired together: one refresh per user, all see the same token")
+    @Test("4 instances x 1,000 users whose tokens expired together: one refresh per user, all see the same token")
     func renewedOncePerUser() async throws {
         try await LiveEmulator.with { emulator in
             let fleet = try await Self.fleet(emulator)
             defer { try? FileManager.default.removeItem(at: fleet.idsFile.deletingLastPathComponent()) }
             try await emulator.controls.resetRequestCounts()
-            let started = try (0..<Self.processes).map { try Self.start(fleet, issuer: emulator.issuer, index: $0) }
+            let started = try (0..<Self.processes).map { try Self.start(fleet, index: $0) }
             for (process, _) in started { try await Self.waitForExit(process) }
             for (process, _) in started { #expect(process.terminationStatus == 0) }
             let outputs = try started.map { try Self.results($0.1) }
@@ -137,14 +141,14 @@ struct ProcessTests {
             // Slow answers, so that the kill lands while renewals are under way.
             try await emulator.controls.inject(.latency(0.2).only(.refreshToken), into: .token)
             try await emulator.controls.resetRequestCounts()
-            let victim = try Self.start(fleet, issuer: emulator.issuer, index: 0)
+            let victim = try Self.start(fleet, index: 0)
             // Killed once the provider has received 20 of its refresh requests: answers are under way.
             let deadline = ContinuousClock.now + .seconds(60)
             while try await emulator.controls.requestCounts()[.refreshToken] < 20, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
             kill(victim.0.processIdentifier, SIGKILL)
-            let others = try (1..<Self.processes).map { try Self.start(fleet, issuer: emulator.issuer, index: $0) }
+            let others = try (1..<Self.processes).map { try Self.start(fleet, index: $0) }
             for (process, _) in others { try await Self.waitForExit(process) }
             for (process, _) in others { #expect(process.terminationStatus == 0) }
             // Every answer is the session's one renewed token or, on a machine this busy, a retryable error;
@@ -160,12 +164,46 @@ struct ProcessTests {
             // The kill lost answers the provider had sent: their refresh tokens were presented once more.
             #expect(try await emulator.controls.requestCounts()[.refreshToken] > Self.users)
             // And each session is still there for the next request, in a fresh instance.
-            let store = try TestPostgres.store(
-                service: fleet.service,
-                keys: try .init(current: (id: "load", key: fleet.key)))
-            let directory = SessionDirectory(
-                provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store)
+            let directory = try fleet.directory()
             for id in fleet.ids { _ = try await directory.credentials(for: id, minTTL: 0) }
+        }
+    }
+
+    @Test(
+        "PostgreSQL restarted in the middle of the renewals: no refresh token sent twice, no user signed out",
+        .enabled(if: TestPostgres.canRestart, TestPostgres.restartNote))
+    func restartedDatabase() async throws {
+        let restart = try TestPostgres.restartCommand()
+        try await LiveEmulator.with { emulator in
+            let fleet = try await Self.fleet(emulator)
+            defer { try? FileManager.default.removeItem(at: fleet.idsFile.deletingLastPathComponent()) }
+            try await emulator.controls.inject(.latency(0.05).only(.refreshToken), into: .token)
+            try await emulator.controls.resetRequestCounts()
+            // Each instance retries a retryable error for up to a minute, as a browser retries a 503.
+            let started = try (0..<Self.processes).map {
+                try Self.start(fleet, index: $0, settings: ["LOAD_RETRY_SECONDS": "60"])
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await emulator.controls.requestCounts()[.refreshToken] < Self.users / 5,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let renewedBefore = try await emulator.controls.requestCounts()[.refreshToken]
+            try await TestPostgres.run(restart)
+            for (process, _) in started { try await Self.waitForExit(process) }
+            for (process, _) in started { #expect(process.terminationStatus == 0) }
+            #expect(renewedBefore < Self.users, "the restart came after the renewals; the test proves nothing")
+            let outputs = try started.map { try Self.results($0.1) }
+            for index in 0..<Self.users {
+                let seen = Set(outputs.map { $0[index] ?? "missing" })
+                #expect(seen.count == 1 && seen.first?.hasPrefix("ok ") == true, "session \(index): \(seen)")
+            }
+            // The restart did break calls under way: they met a retryable error, and tried again.
+            let retried = try started.map { try Self.retried($0.1) }.reduce(0, +)
+            #expect(retried > 0)
+            // Renewals cut off by the restart were saved afterwards, not sent again.
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == Self.users)
         }
     }
 }

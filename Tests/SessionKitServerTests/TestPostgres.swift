@@ -25,6 +25,48 @@ enum TestPostgres {
     static let skipNote: Comment =
         "needs SESSIONKIT_POSTGRES_URL: run `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`"
 
+    /// scripts/postgres-restart.sh, for the cluster scripts/postgres-start.sh started in this checkout.
+    static let restartScript = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-restart.sh")
+
+    private static var startedHere: Bool {
+        let state = restartScript.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".postgres/dir")
+        return FileManager.default.fileExists(atPath: state.path)
+    }
+
+    /// Whether the restart test should run: the cluster is this checkout's own, or PostgreSQL is required.
+    static var canRestart: Bool { url != nil && (startedHere || isRequired) }
+
+    static let restartNote: Comment =
+        "restarting PostgreSQL needs the cluster of scripts/postgres-start.sh in this checkout"
+
+    /// The restart script, or an error saying why it cannot be used.
+    static func restartCommand() throws -> URL {
+        guard startedHere else {
+            throw SecureStoreError(
+                code: .invalidArgument,
+                message: "the database was not started by scripts/postgres-start.sh in this checkout, so it "
+                    + "cannot be restarted; start it with `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`")
+        }
+        return restartScript
+    }
+
+    /// Runs `script` and waits for it (at most a minute); throws when it fails.
+    static func run(_ script: URL) async throws {
+        let process = Process()
+        process.executableURL = script
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning, process.terminationStatus == 0 else {
+            if process.isRunning { process.terminate() }
+            throw SecureStoreError(code: .ioFailure, message: "\(script.lastPathComponent) failed or did not finish")
+        }
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var description: String {
             "SESSIONKIT_REQUIRE_POSTGRES=1 but SESSIONKIT_POSTGRES_URL is not set; start one with "

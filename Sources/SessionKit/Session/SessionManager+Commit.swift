@@ -85,13 +85,15 @@ extension SessionManager {
     /// Saves a renewal left unsaved here or, by a process that ended, in the store's journal. A renewal
     /// that the store has moved past (a sign-out, a new sign-in) is dropped and its refresh token revoked.
     ///
+    /// - Returns: Whether there was one (and the store was written).
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store still cannot be written; the
     ///   renewal stays set aside.
-    func settlePendingRenewal() throws(SessionKitError) {
+    @discardableResult
+    func settlePendingRenewal() throws(SessionKitError) -> Bool {
         let journal = store as? any SecureStoreJournal
         var found = pending.withLock { $0 }
         if found == nil { found = try journaledRenewal(in: journal) }
-        guard let pending = found else { return }
+        guard let pending = found else { return false }
         let (record, changed) = try updateRecord { stored in
             guard stored.generation == pending.generation else { return nil }
             var next = stored
@@ -107,6 +109,7 @@ extension SessionManager {
             logger?.notice("saved renewal left in the journal", metadata: ["account": "\(account)"])
         }
         if changed { states.publish(.active(until: pending.credentials.expiresAt)) }
+        return true
     }
 
     /// The renewal set aside in the journal, if any; an entry that cannot be read is removed.

@@ -19,18 +19,24 @@ extension SessionManager {
         {
             return cached
         }
-        // A cold cache with valid stored credentials (a process's first call) needs no renewal task.
-        if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }),
-            let stored = try localCredentials(minTTL: minTTL, scope: scope)
-        {
-            states.publish(.active(until: stored.expiresAt))
-            return stored
+        // A cold cache with valid stored credentials (a process's first call) needs no renewal task; when they
+        // are not valid, the renewal starts from the record just read.
+        var fresh: SessionRecord?
+        if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }) {
+            let record = try loadRecord()
+            if let stored = record.credentials, stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
+                states.publish(.active(until: stored.expiresAt))
+                return stored
+            }
+            fresh = record
         }
         let task: Task<Credentials, any Error>
         if let running = renewal.withLock({ $0 }) {
             task = running
         } else {
-            task = Task { try await self.performRenewal(minTTL: minTTL, scope: scope, force: force) }
+            task = Task { [fresh] in
+                try await self.performRenewal(minTTL: minTTL, scope: scope, force: force, fresh: fresh)
+            }
             renewal.withLock { $0 = task }
         }
         let result = await task.result
@@ -42,13 +48,14 @@ extension SessionManager {
         }
     }
 
-    /// Saves a renewal left unsaved, then reads the store, and renews unless another renewal (here or in
-    /// another process) already did.
-    private func performRenewal(minTTL: TimeInterval, scope: String?, force: Bool) async throws(SessionKitError)
-        -> Credentials
+    /// Saves a renewal left unsaved, then reads the store (unless `fresh` was read just now and nothing was
+    /// saved), and renews unless another renewal (here or in another process) already did.
+    private func performRenewal(minTTL: TimeInterval, scope: String?, force: Bool, fresh: SessionRecord?)
+        async throws(SessionKitError) -> Credentials
     {
+        var fresh = fresh
         do {
-            try settlePendingRenewal()
+            if try settlePendingRenewal() { fresh = nil }
         } catch  where error.code == .storeUnavailable {
             // The store still cannot be written: the renewed credentials held in memory serve meanwhile.
             if let kept = pending.withLock({ $0?.credentials }),
@@ -62,7 +69,8 @@ extension SessionManager {
         var forced = force
         var waited = false
         while true {
-            let record = try loadRecord()
+            let record: SessionRecord
+            if let read = fresh.take() { record = read } else { record = try loadRecord() }
             guard let current = record.credentials else {
                 states.publish(.signedOut)
                 throw SessionKitError(code: .signInRequired, message: "no session is stored; sign in")
@@ -80,6 +88,12 @@ extension SessionManager {
                 let reason = "the access token expired and there is no refresh token to renew it; sign in again"
                 states.publish(.needsSignIn(reason: reason))
                 throw SessionKitError(code: .signInRequired, message: reason)
+            }
+            // Another instance's lease, visible in the record just read: wait for its result without writing.
+            if !forced, let lease = record.renewal, lease.owner != ownerID, lease.isActive(at: clock.now()) {
+                try await waitForOtherRenewal(after: record.generation, until: deadline)
+                waited = true
+                continue
             }
             switch try acquireLease(expecting: record.generation) {
             case .acquired(let generation):
@@ -154,12 +168,16 @@ extension SessionManager {
         async throws(SessionKitError)
     {
         states.publish(.renewing)
+        // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`; once
+        // the store has been heard announcing changes, the polls are only a safety net, a second apart.
+        var interval = policy.pollInterval
         while ContinuousClock.now < deadline {
-            do {
-                try await Task.sleep(for: policy.pollInterval)
-            } catch {
+            await changes.wait(upTo: min(interval, deadline - ContinuousClock.now))
+            if Task.isCancelled {
                 throw SessionKitError(code: .cancelled, message: "waiting for the session's renewal was cancelled")
             }
+            let ceiling = changes.hasSignalled ? max(policy.pollInterval * 8, .seconds(1)) : policy.pollInterval * 8
+            interval = min(interval * 2, ceiling)
             let record = try loadRecord()
             if record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false) { return }
         }

@@ -42,6 +42,8 @@ public actor SessionManager {
     let renewal = Mutex<Task<Credentials, any Error>?>(nil)
     /// A renewal whose credentials could not be saved yet; saved before anything else renews.
     let pending = Mutex<PendingRenewal?>(nil)
+    /// Wakes calls waiting for another instance's renewal when the store announces a change.
+    let changes = ChangeSignal()
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store`.
     ///
@@ -150,6 +152,14 @@ public actor SessionManager {
     /// The session's states, starting with the current one once it is known.
     public nonisolated func stateUpdates() -> AsyncStream<SessionState> {
         states.stream()
+    }
+
+    /// Tells the manager that its record changed in the store, for a store that announces changes (such as
+    /// PostgreSQL's NOTIFY): the cached credentials are dropped, so the next call reads the store, and a call
+    /// waiting for another instance's renewal looks at once instead of at its next poll. Cheap; reads nothing.
+    public nonisolated func storeDidChange() {
+        cache.withLock { $0 = nil }
+        changes.signal()
     }
 
     /// Forgets what this instance holds in memory, so the next call reads the store again (for

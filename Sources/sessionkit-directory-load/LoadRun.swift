@@ -1,0 +1,118 @@
+import Crypto
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitServer
+import Synchronization
+
+/// One instance asking for every listed session's credentials, `rounds` times, and reporting what it saw: a
+/// line per session, then `retried N` (the calls that met a retryable error and tried again).
+final class LoadRun: Sendable {
+    let settings: LoadSettings
+    /// Calls that met a retryable error at least once.
+    private let retried = Atomic<Int>(0)
+
+    init(settings: LoadSettings) {
+        self.settings = settings
+    }
+
+    func run() async throws {
+        let directory = SessionDirectory(provider: settings.provider, store: settings.store)
+        let follower = Task { await directory.follow(settings.store) }
+        defer { follower.cancel() }
+        let ids = try String(contentsOfFile: settings.idsFile, encoding: .utf8)
+            .split(separator: "\n").map { try SessionID(validating: String($0)) }
+        let residentBefore = Memory.resident()
+        var lines = [String](repeating: "", count: ids.count)
+        var latencies: [Duration] = []
+        var statements = 0
+        for _ in 0..<settings.rounds {
+            let before = settings.store.statementCount
+            latencies = []
+            for (index, line, latency) in await round(directory, ids) {
+                lines[index] = line
+                latencies.append(latency)
+            }
+            statements = settings.store.statementCount - before
+        }
+        print(lines.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: "\n"))
+        print("retried \(retried.load(ordering: .relaxed))")
+        latencies.sort()
+        func percentile(_ q: Double) -> String {
+            guard !latencies.isEmpty else { return "-" }
+            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]
+            return String(format: "%.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
+        }
+        let summary = [
+            "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(percentile(0.5)) ms",
+            "p99: \(percentile(0.99)) ms", "statements: \(statements)", "cached: \(directory.cachedCount)",
+            "resident before: \(residentBefore / 1024) KiB", "resident after: \(Memory.resident() / 1024) KiB",
+            "peak resident: \(Memory.peakResident() / 1024) KiB",
+        ]
+        FileHandle.standardError.write(Data("\(summary.joined(separator: ", "))\n".utf8))
+    }
+
+    /// Every session once, at most `concurrency` at a time: `(index, line, latency)` for each.
+    private func round(_ directory: SessionDirectory, _ ids: [SessionID]) async -> [(Int, String, Duration)] {
+        await withTaskGroup(of: (Int, String, Duration).self) { group in
+            var results: [(Int, String, Duration)] = []
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask { await self.call(directory, ids[index], index) }
+            }
+            while next < min(settings.concurrency, ids.count) { add() }
+            for await result in group {
+                results.append(result)
+                if next < ids.count { add() }
+            }
+            return results
+        }
+    }
+
+    /// One session's credentials, retried while the error is retryable and `retryFor` has not passed.
+    private func call(_ directory: SessionDirectory, _ id: SessionID, _ index: Int) async -> (Int, String, Duration) {
+        let started = ContinuousClock.now
+        var retrying = false
+        while true {
+            do {
+                let credentials = try await directory.credentials(for: id, minTTL: settings.minTTL)
+                let digest = SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8))
+                    .prefix(8).map { String(format: "%02x", $0) }.joined()
+                return (index, "ok \(digest)", ContinuousClock.now - started)
+            } catch {
+                guard error.isRetryable, ContinuousClock.now - started < settings.retryFor else {
+                    return (index, "error \(error.code)", ContinuousClock.now - started)
+                }
+                if !retrying {
+                    retrying = true
+                    retried.add(1, ordering: .relaxed)
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}
+
+/// The process's resident memory, from Linux's /proc and getrusage.
+enum Memory {
+    /// Bytes resident now (0 where /proc is missing).
+    static func resident() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The most bytes ever resident.
+    static func peakResident() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return usage.ru_maxrss * 1024  // kibibytes on Linux
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+            return usage.ru_maxrss  // bytes on Darwin
+        #endif
+    }
+}

@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitServer
+
+/// The load program's settings, read from the environment (see ``DirectoryLoad``).
+struct LoadSettings {
+    let store: PostgresSessionStore
+    let provider: ProviderClient
+    let idsFile: String
+    let minTTL: TimeInterval
+    let rounds: Int
+    let concurrency: Int
+    let retryFor: Duration
+    let create: Int?
+    let username: String
+    let password: String
+    let expired: Bool
+
+    init(_ environment: [String: String]) throws {
+        func setting(_ name: String) throws -> String {
+            guard let value = environment[name], !value.isEmpty else {
+                throw SessionKitError(code: .invalidConfiguration, message: "\(name) is not set")
+            }
+            return value
+        }
+        func number(_ name: String, default value: Int) throws -> Int {
+            guard let text = environment[name], !text.isEmpty else { return value }
+            guard let number = Int(text), number >= 0 else {
+                throw SessionKitError(code: .invalidConfiguration, message: "\(name) is not a whole number")
+            }
+            return number
+        }
+        let keyHex = try setting("LOAD_KEY_HEX")
+        guard keyHex.count == 64, let key = Data(hex: keyHex) else {
+            throw SessionKitError(code: .invalidConfiguration, message: "LOAD_KEY_HEX is not 64 hex digits")
+        }
+        store = try PostgresSessionStore(
+            service: try setting("LOAD_SERVICE"),
+            configuration: try .init(url: try setting("SESSIONKIT_POSTGRES_URL")),
+            keys: try .init(current: (id: "load", key: SymmetricKey(data: key)))
+        )
+        guard let issuer = URL(string: try setting("LOAD_ISSUER")) else {
+            throw SessionKitError(code: .invalidConfiguration, message: "LOAD_ISSUER is not a URL")
+        }
+        var configuration = try ProviderConfiguration(
+            issuer: issuer, clientID: environment["LOAD_CLIENT_ID"] ?? "sessionkit-native")
+        configuration.requestTimeout = .seconds(30)
+        provider = ProviderClient(configuration: configuration)
+        idsFile = try setting("LOAD_IDS_FILE")
+        minTTL = TimeInterval(try number("LOAD_MIN_TTL", default: 0))
+        rounds = max(1, try number("LOAD_ROUNDS", default: 1))
+        concurrency = max(1, try number("LOAD_CONCURRENCY", default: 100))
+        retryFor = .seconds(try number("LOAD_RETRY_SECONDS", default: 0))
+        create = environment["LOAD_CREATE"] == nil ? nil : try number("LOAD_CREATE", default: 0)
+        username = environment["LOAD_USERNAME"] ?? "alice@example.com"
+        password = environment["LOAD_PASSWORD"] ?? ""
+        expired = environment["LOAD_EXPIRED"] == "1"
+    }
+}
+
+extension Data {
+    /// Bytes from hexadecimal text, or `nil` when it is not.
+    init?(hex: String) {
+        var bytes: [UInt8] = []
+        var iterator = hex.utf8.makeIterator()
+        while let high = iterator.next() {
+            guard let low = iterator.next(), let h = Self.nibble(high), let l = Self.nibble(low) else { return nil }
+            bytes.append(h << 4 | l)
+        }
+        self.init(bytes)
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
