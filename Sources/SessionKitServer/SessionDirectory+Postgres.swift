@@ -36,7 +36,8 @@ extension SessionDirectory {
     /// record changed: it reads the store on its next use, and a call waiting for its renewal looks at once.
     /// The managers stay cached, so state streams handed out earlier go on.
     func storeDidChange(digest: String?) {
-        let managers = cache.withLock { lru in digest.map { lru.manager(digest: $0).map { [$0] } ?? [] } ?? lru.managers }
+        let managers = cache.withLock { lru in digest.map { lru.manager(digest: $0).map { [$0] } ?? [] } ?? lru.managers
+        }
         for manager in managers { manager.storeDidChange() }
     }
 }

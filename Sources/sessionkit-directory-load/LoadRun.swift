@@ -41,7 +41,8 @@ final class LoadRun: Sendable {
         func percentile(_ q: Double) -> String {
             guard !latencies.isEmpty else { return "-" }
             let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]
-            return String(format: "%.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
+            return String(
+                format: "%.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
         }
         let summary = [
             "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(percentile(0.5)) ms",

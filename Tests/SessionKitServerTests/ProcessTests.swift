@@ -30,7 +30,8 @@ struct ProcessTests {
         func directory() throws -> SessionDirectory {
             let store = try TestPostgres.store(service: service, keys: try .init(current: (id: "load", key: key)))
             return SessionDirectory(
-                provider: ProviderClient(configuration: try ProviderConfiguration(issuer: issuer, clientID: "sessionkit-native")),
+                provider: ProviderClient(
+                    configuration: try ProviderConfiguration(issuer: issuer, clientID: "sessionkit-native")),
                 store: store)
         }
     }

@@ -48,7 +48,8 @@ enum TestPostgres {
             throw SecureStoreError(
                 code: .invalidArgument,
                 message: "the database was not started by scripts/postgres-start.sh in this checkout, so it "
-                    + "cannot be restarted; start it with `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`")
+                    + "cannot be restarted; start it with `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`"
+            )
         }
         return restartScript
     }
