@@ -7,6 +7,8 @@
 # - Keeps the cluster in a new temporary folder owned by the `postgres` user (the server refuses to run as
 #   root), listening on 127.0.0.1 only, on a free port, with a Unix socket in that folder.
 # - Creates the role `sessionkit` with a random password (scram-sha-256) and the database `sessionkit_test`.
+# - Serves TLS too (when openssl is there), with a certificate signed by a
+#   throw-away authority (for the name localhost, not the address: the tests connect by both), whose certificate is recorded in .postgres/ca for the TLS tests.
 # - Records the folder, pid, port and URL in .postgres/ at the top of the repository, so that the stop
 #   script and `export SESSIONKIT_POSTGRES_URL=$(cat .postgres/url)` can find them.
 set -euo pipefail
@@ -48,8 +50,27 @@ password=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 as_db "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
     --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+tls_options=""
+if command -v openssl >/dev/null; then
+    (
+        cd "$dir"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -subj "/CN=SessionKit throw-away test authority" -keyout ca.key -out ca.crt
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=localhost" \
+            -keyout server.key -out server.csr
+        printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' >server.ext
+        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext \
+            -out server.crt
+        rm -f ca.key server.csr server.ext ca.srl
+        chmod 600 server.key
+        if [ "$(id -u)" = 0 ]; then chown postgres: server.key server.crt; fi
+    ) >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; exit 1; }
+    tls_options="-c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
+    echo "$dir/ca.crt" >"$state/ca"
+fi
 as_db "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null ||
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off $tls_options" \
+    start >/dev/null ||
     { cat "$dir/server.log" >&2; exit 1; }
 head -n 1 "$dir/data/postmaster.pid" >"$state/pid"
 echo "$port" >"$state/port"

@@ -20,11 +20,14 @@ final class ConnectionPool: Sendable {
     private let permits: DispatchSemaphore
     private let idle = Mutex<[PostgresConnection]>([])
     private let nextID = Atomic<Int>(1)
+    /// PostgresNIO's configuration, made once: its TLS context loads the trusted roots.
+    private let postgres: Result<PostgresConnection.Configuration, SecureStoreError>
 
     init(configuration: PostgresSessionStore.Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         self.permits = DispatchSemaphore(value: max(1, configuration.maximumConnections))
+        self.postgres = Result { () throws(SecureStoreError) in try Self.postgresConfiguration(configuration) }
     }
 
     deinit {
@@ -79,10 +82,11 @@ final class ConnectionPool: Sendable {
         idle.withLock { $0.append(connection) }
     }
 
-    /// PostgresNIO's configuration for a connection of the store: no TLS, the timeouts as startup parameters.
+    /// PostgresNIO's configuration for a connection of the store: its TLS mode, the timeouts as startup
+    /// parameters.
     static func postgresConfiguration(
         _ configuration: PostgresSessionStore.Configuration
-    ) -> PostgresConnection.Configuration {
+    ) throws(SecureStoreError) -> PostgresConnection.Configuration {
         var options = PostgresConnection.Configuration.Options()
         options.connectTimeout = configuration.connectTimeout.timeAmount
         options.additionalStartupParameters = [
@@ -96,14 +100,14 @@ final class ConnectionPool: Sendable {
             username: configuration.username,
             password: configuration.password,
             database: configuration.database,
-            tls: .disable
+            tls: try configuration.tls.postgres()
         )
         postgres.options = options
         return postgres
     }
 
     private func connect() throws(SecureStoreError) -> PostgresConnection {
-        let postgres = Self.postgresConfiguration(configuration)
+        let postgres = try self.postgres.get()
         let id = nextID.add(1, ordering: .relaxed).oldValue
         do {
             // PostgresNIO's connect timeout covers the TCP connect and the handshake; this bound on the wait

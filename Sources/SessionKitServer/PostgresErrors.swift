@@ -1,3 +1,4 @@
+import NIOSSL
 import PostgresNIO
 import SecureStore
 
@@ -40,8 +41,42 @@ enum PostgresErrors {
         }
     }
 
+    /// A TLS failure that trying again cannot fix: the server offers no TLS though it is required, or its
+    /// certificate is not trusted. Not retryable: the configuration or the server must change (or someone is in
+    /// the middle).
+    private static func tlsRefusal(_ error: any Error, while action: String) -> SecureStoreError? {
+        if let error = error as? PSQLError, error.code == .sslUnsupported {
+            return SecureStoreError(
+                code: .permissionDenied,
+                message: "\(action) failed: the server does not offer TLS, which the sslmode requires; enable ssl on "
+                    + "the server, or use sslmode=prefer only on a network you trust",
+                underlyingError: error)
+        }
+        let underlying = (error as? PSQLError)?.underlying ?? error
+        if let mismatch = underlying as? NIOSSLExtraError, mismatch == .failedToValidateHostname {
+            return SecureStoreError(
+                code: .permissionDenied,
+                message: "\(action) failed: the server's TLS certificate does not name the host in the database "
+                    + "URL; connect by a name the certificate has, or use sslmode=verify-ca to skip the name check",
+                underlyingError: error)
+        }
+        // A connection dropped during the handshake fails it too (`eofDuringHandshake`): that one is transient.
+        if case NIOSSLError.handshakeFailed(let reason) = underlying,
+            "\(reason)".contains("CERTIFICATE_VERIFY_FAILED")
+        {
+            return SecureStoreError(
+                code: .permissionDenied,
+                message: "\(action) failed: the server's TLS certificate was not accepted (\(reason)); pass the "
+                    + "authority that signed it with sslrootcert=/path/ca.pem, and check that the host in the URL is "
+                    + "the one its certificate names",
+                underlyingError: error)
+        }
+        return nil
+    }
+
     static func map(_ error: any Error, while action: String) -> SecureStoreError {
         if let error = error as? SecureStoreError { return error }
+        if let refusal = tlsRefusal(error, while: action) { return refusal }
         guard let error = error as? PSQLError else {
             // NIO's own errors: connection refused, connect timeout, reset by peer, channel closed.
             return SecureStoreError(

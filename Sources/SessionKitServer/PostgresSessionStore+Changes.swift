@@ -51,7 +51,7 @@ extension PostgresSessionStore {
         do {
             connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(),
-                configuration: ConnectionPool.postgresConfiguration(configuration),
+                configuration: try ConnectionPool.postgresConfiguration(configuration),
                 id: 0,
                 logger: logger
             )

@@ -34,6 +34,8 @@ extension PostgresSessionStore {
         public var statementTimeout: Duration
         /// The `application_name` the store's connections show in `pg_stat_activity`.
         public var applicationName: String = "sessionkit"
+        /// Whether and how connections use TLS; ``PostgresSessionStore/TLS/prefer`` unless the URL says.
+        public var tls: TLS = .prefer
 
         /// Creates a configuration from its parts.
         public init(
@@ -61,7 +63,8 @@ extension PostgresSessionStore {
         }
 
         /// Creates a configuration from a URL of the form `postgres://user:password@host:port/database`
-        /// (`postgresql://` too). The user name and password may be percent-encoded.
+        /// (`postgresql://` too), optionally followed by `?sslmode=verify-full&sslrootcert=/path/ca.pem` (see
+        /// ``PostgresSessionStore/TLS``). The user name and password may be percent-encoded.
         ///
         /// - Throws: ``SecureStoreError/Code/invalidArgument`` when the URL is not of that form. The message
         ///   never contains the password.
@@ -83,6 +86,16 @@ extension PostgresSessionStore {
             }
             let database = String(components.path.drop(while: { $0 == "/" }))
             guard !database.isEmpty else { throw invalid("names no database") }
+            var parameters: [String: String] = [:]
+            for item in components.queryItems ?? [] {
+                guard ["sslmode", "sslrootcert"].contains(item.name), let value = item.value else {
+                    throw invalid(
+                        "has the parameter '\(item.name)', which SessionKit does not know (sslmode and sslrootcert only)"
+                    )
+                }
+                parameters[item.name] = value
+            }
+            let tls = try TLS(sslmode: parameters["sslmode"], rootCertificates: parameters["sslrootcert"])
             self.init(
                 host: host,
                 port: components.port ?? 5432,
@@ -90,12 +103,14 @@ extension PostgresSessionStore {
                 password: components.password?.removingPercentEncoding,
                 database: database.removingPercentEncoding ?? database
             )
+            self.tls = tls
         }
 
-        /// The URL without its password, for logs and errors: `postgres://user:<REDACTED>@host:port/database`.
+        /// The URL without its password, for logs and errors:
+        /// `postgres://user:<REDACTED>@host:port/database?sslmode=prefer`.
         public var description: String {
             let secret = password == nil ? "" : ":<REDACTED>"
-            return "postgres://\(username)\(secret)@\(host):\(port)/\(database)"
+            return "postgres://\(username)\(secret)@\(host):\(port)/\(database)?sslmode=\(tls)"
         }
     }
 }

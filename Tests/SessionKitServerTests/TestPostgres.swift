@@ -68,6 +68,23 @@ enum TestPostgres {
         }
     }
 
+    private static var certificateAuthorityRecord: URL {
+        restartScript.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".postgres/ca")
+    }
+
+    /// Whether the TLS tests should run: the cluster of this checkout serves TLS, or PostgreSQL is required.
+    static var hasTLS: Bool {
+        url != nil && (FileManager.default.fileExists(atPath: certificateAuthorityRecord.path) || isRequired)
+    }
+
+    static let tlsNote: Comment = "TLS needs the cluster of scripts/postgres-start.sh (with openssl) in this checkout"
+
+    /// The path of the test cluster's certificate authority (PEM).
+    static func certificateAuthority() throws -> String {
+        try String(contentsOf: certificateAuthorityRecord, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var description: String {
             "SESSIONKIT_REQUIRE_POSTGRES=1 but SESSIONKIT_POSTGRES_URL is not set; start one with "

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue 14's benchmarks: SessionKit on servers, with real processes, a real PostgreSQL and the emulator.
+#
+#   1. `credentials()` on valid sessions: USERS sessions, PROCESSES instances each asking for every one of them
+#      twice; the second round is served from memory. Median and p99 per instance, and SQL statements sent
+#      in the second round (target: 0).
+#   2. Peak memory per 10,000 cached sessions: one instance's resident memory before and after caching them.
+#   3. Renewal storm: USERS sessions whose access tokens expired together, every instance asking for every
+#      one at once. Wall time, refresh requests at the emulator (target: exactly USERS), statements per renewal.
+#
+#     Benchmarks/server.sh                    # USERS=10000 PROCESSES=4 CONCURRENCY=100 by default
+#
+# Uses $SESSIONKIT_POSTGRES_URL, or starts a throw-away cluster with scripts/postgres-start.sh (and stops it).
+# Builds sessionkit-directory-load and sessionkit-emulator with `swift build -c release`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+users=${USERS:-10000}
+processes=${PROCESSES:-4}
+concurrency=${CONCURRENCY:-100}
+umask 077
+
+swift build -c release --product sessionkit-directory-load >&2
+swift build -c release --product sessionkit-emulator >&2
+bin=$(swift build -c release --show-bin-path)
+
+work=$(mktemp -d /tmp/sessionkit-server-bench.XXXXXX)
+pids=()
+started_postgres=0
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ "$started_postgres" = 1 ] && scripts/postgres-stop.sh
+    rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -z "${SESSIONKIT_POSTGRES_URL:-}" ]; then
+    SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)
+    started_postgres=1
+fi
+export SESSIONKIT_POSTGRES_URL
+
+"$bin/sessionkit-emulator" serve --test-controls >"$work/emulator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do
+    grep -q 'Press Ctrl-C' "$work/emulator.log" 2>/dev/null && break
+    sleep 0.1
+done
+issuer=$(sed -n 's/^ *issuer: *//p' "$work/emulator.log" | head -1)
+[ -n "$issuer" ] || { echo "the emulator did not start: $(cat "$work/emulator.log")" >&2; exit 1; }
+
+export LOAD_ISSUER=$issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=$concurrency
+export LOAD_KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+refreshes() { curl -fsS "${issuer}__emulator/requests" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("byGrantType", {}).get("refresh_token", 0))'; }
+milliseconds() { date +%s%3N; }
+
+# Signs USERS sessions in under a new service; $1 = 1 stores them as expired.
+fleet() {
+    export LOAD_SERVICE=bench.$(date +%s%N) LOAD_IDS_FILE=$work/ids.$1
+    LOAD_CREATE=$users LOAD_EXPIRED=$1 LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load"
+}
+
+# Runs PROCESSES instances at once with the extra settings given; their summaries go to $work/summary.N.
+instances() {
+    local i
+    for i in $(seq 1 "$processes"); do
+        env "$@" "$bin/sessionkit-directory-load" >"$work/out.$i" 2>"$work/summary.$i" &
+    done
+    wait
+}
+
+echo "== sessionkit-server benchmarks: $users users, $processes instances, $(nproc) cores, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo
+echo "-- 1. credentials() on valid sessions (2 rounds; figures of the second)"
+fleet 0
+instances LOAD_ROUNDS=2
+cat "$work"/summary.*
+errors=$(cat "$work"/out.* | grep -c ' error ' || true)
+echo "errors: $errors"
+
+echo
+echo "-- 2. memory of cached sessions (one instance, one round)"
+LOAD_CONCURRENCY=$concurrency "$bin/sessionkit-directory-load" >/dev/null 2>"$work/memory"
+cat "$work/memory"
+python3 - "$work/memory" "$users" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+before = int(re.search(r"resident before: (\d+) KiB", text)[1])
+after = int(re.search(r"resident after: (\d+) KiB", text)[1])
+users = int(sys.argv[2])
+print(f"cached sessions: {users}; resident growth: {(after - before) / 1024:.1f} MiB, "
+      f"{(after - before) * 1024 / users:.0f} bytes per session, {(after - before) * 10000 / users / 1024:.1f} MiB per 10,000")
+PY
+
+echo
+echo "-- 3. renewal storm: $users expired sessions, $processes instances at once"
+fleet 1
+before=$(refreshes)
+start=$(milliseconds)
+instances
+elapsed=$(($(milliseconds) - start))
+after=$(refreshes)
+cat "$work"/summary.*
+statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
+ok=$(cat "$work"/out.* | grep -c ' ok ' || true)
+distinct=$(cat "$work"/out.* | awk '$2 == "ok" { print $1, $3 }' | sort -u | wc -l)
+echo "wall time: $elapsed ms; refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
+echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=1; $statements / $users" | bc) per renewed session"

@@ -1,0 +1,95 @@
+import NIOSSL
+import PostgresNIO
+public import SecureStore
+
+extension PostgresSessionStore {
+    /// Whether and how the store's connections use TLS, as libpq's `sslmode`.
+    ///
+    /// In a database URL: `?sslmode=disable|prefer|require|verify-ca|verify-full`, with
+    /// `&sslrootcert=/path/ca.pem` for a certificate authority the system does not trust. Use
+    /// ``verifyFull(rootCertificates:)`` in production: only it refuses a server that is not the one named in
+    /// the URL. Without `sslmode`, ``prefer``, as libpq.
+    public enum TLS: Sendable, Equatable, CustomStringConvertible {
+        /// Plain TCP. For a database on the same host or a private network only.
+        case disable
+        /// TLS when the server offers it, plain otherwise; the certificate is not checked.
+        case prefer
+        /// TLS or no connection; the certificate is not checked (encrypts, but does not authenticate the server).
+        case require
+        /// TLS, and the certificate must chain to the system's roots or to the PEM file given; any host name.
+        case verifyCA(rootCertificates: String?)
+        /// TLS, the certificate must chain to the system's roots or to the PEM file given, and name the host.
+        case verifyFull(rootCertificates: String?)
+
+        /// The mode as `sslmode` spells it.
+        public var description: String {
+            switch self {
+            case .disable: "disable"
+            case .prefer: "prefer"
+            case .require: "require"
+            case .verifyCA: "verify-ca"
+            case .verifyFull: "verify-full"
+            }
+        }
+
+        /// Reads `sslmode` and `sslrootcert` as a database URL carries them.
+        ///
+        /// - Throws: ``SecureStoreError/Code/invalidArgument`` for an unknown mode, or a root certificate file
+        ///   with a mode that does not check certificates.
+        init(sslmode: String?, rootCertificates: String?) throws(SecureStoreError) {
+            switch sslmode ?? "prefer" {
+            case "disable": self = .disable
+            case "allow", "prefer": self = .prefer
+            case "require": self = .require
+            case "verify-ca": self = .verifyCA(rootCertificates: rootCertificates)
+            case "verify-full": self = .verifyFull(rootCertificates: rootCertificates)
+            case let other:
+                throw SecureStoreError(
+                    code: .invalidArgument,
+                    message: "the database URL's sslmode '\(other)' is not one of disable, prefer, require, "
+                        + "verify-ca, verify-full")
+            }
+            if rootCertificates != nil,
+                ![.verifyCA(rootCertificates: rootCertificates), .verifyFull(rootCertificates: rootCertificates)]
+                    .contains(self)
+            {
+                throw SecureStoreError(
+                    code: .invalidArgument,
+                    message: "the database URL names sslrootcert, which only sslmode=verify-ca or verify-full use; "
+                        + "add one of them")
+            }
+        }
+
+        /// PostgresNIO's setting, with the TLS context it needs.
+        ///
+        /// - Throws: ``SecureStoreError/Code/invalidArgument`` when the root certificate file cannot be read.
+        func postgres() throws(SecureStoreError) -> PostgresConnection.Configuration.TLS {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            let roots: String?
+            switch self {
+            case .disable: return .disable
+            case .prefer, .require:
+                tls.certificateVerification = .none
+                roots = nil
+            case .verifyCA(let file):
+                tls.certificateVerification = .noHostnameVerification
+                roots = file
+            case .verifyFull(let file):
+                tls.certificateVerification = .fullVerification
+                roots = file
+            }
+            if let roots { tls.trustRoots = .file(roots) }
+            let context: NIOSSLContext
+            do {
+                context = try NIOSSLContext(configuration: tls)
+            } catch {
+                throw SecureStoreError(
+                    code: .invalidArgument,
+                    message: "the TLS settings for the database cannot be used (\(type(of: error))); check that "
+                        + "sslrootcert names a readable PEM file of certificates",
+                    underlyingError: error)
+            }
+            return self == .prefer ? .prefer(context) : .require(context)
+        }
+    }
+}
