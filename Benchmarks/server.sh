@@ -60,11 +60,12 @@ fleet() {
 
 # Runs PROCESSES instances at once with the extra settings given; their summaries go to $work/summary.N.
 instances() {
-    local i
+    local i running=()
     for i in $(seq 1 "$processes"); do
         env "$@" "$bin/sessionkit-directory-load" >"$work/out.$i" 2>"$work/summary.$i" &
+        running+=($!)
     done
-    wait
+    wait "${running[@]}" # not the emulator
 }
 
 echo "== sessionkit-server benchmarks: $users users, $processes instances, $(nproc) cores, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
