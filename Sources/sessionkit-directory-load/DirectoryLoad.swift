@@ -19,7 +19,8 @@ import SessionKitServer
 /// `LOAD_CLIENT_ID`, `LOAD_KEY_HEX` (the 256-bit sealing key every instance shares, in hex), `LOAD_IDS_FILE`
 /// (one session id per line), `LOAD_MIN_TTL` (seconds, default 0), `LOAD_ROUNDS` (default 1; the summary
 /// covers the last round), `LOAD_CONCURRENCY` (default 100), `LOAD_RETRY_SECONDS` (retry a retryable error
-/// for up to this long, as a client retries a 503; default 0), and for `LOAD_CREATE`: `LOAD_USERNAME`,
+/// for up to this long, as a client retries a 503; default 0), `LOAD_WATCH_SECONDS` (after the rounds, keep
+/// asking for this long and report when each session was refused as signed out), and for `LOAD_CREATE`: `LOAD_USERNAME`,
 /// `LOAD_PASSWORD`, `LOAD_EXPIRED=1` (store the tokens as already expired, for a renewal storm).
 @main
 struct DirectoryLoad {

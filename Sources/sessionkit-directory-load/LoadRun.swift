@@ -6,7 +6,9 @@ import SessionKitServer
 import Synchronization
 
 /// One instance asking for every listed session's credentials, `rounds` times, and reporting what it saw: a
-/// line per session, then `retried N` (the calls that met a retryable error and tried again).
+/// line per session, then `retried N` (the calls that met a retryable error and tried again). With a watch
+/// time, it then prints `ready`, keeps asking, and adds `INDEX refused EPOCH_MS` for each session that was
+/// refused as signed out meanwhile (a logout elsewhere).
 final class LoadRun: Sendable {
     let settings: LoadSettings
     /// Calls that met a retryable error at least once.
@@ -35,7 +37,13 @@ final class LoadRun: Sendable {
             }
             statements = settings.store.statementCount - before
         }
+        var refusals: [Int: Int] = [:]
+        if settings.watchFor > .zero {
+            FileHandle.standardOutput.write(Data("ready\n".utf8))
+            refusals = await watch(directory, ids)
+        }
         print(lines.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: "\n"))
+        for (index, time) in refusals.sorted(by: { $0.key < $1.key }) { print("\(index) refused \(time)") }
         print("retried \(retried.load(ordering: .relaxed))")
         latencies.sort()
         func percentile(_ q: Double) -> String {
@@ -51,6 +59,24 @@ final class LoadRun: Sendable {
             "peak resident: \(Memory.peakResident() / 1024) KiB",
         ]
         FileHandle.standardError.write(Data("\(summary.joined(separator: ", "))\n".utf8))
+    }
+
+    /// Asks for every session every 10 ms for `watchFor`; returns when each one was first refused as signed
+    /// out, in milliseconds since 1970, by its index.
+    private func watch(_ directory: SessionDirectory, _ ids: [SessionID]) async -> [Int: Int] {
+        var refusals: [Int: Int] = [:]
+        let end = ContinuousClock.now + settings.watchFor
+        while ContinuousClock.now < end {
+            for (index, id) in ids.enumerated() where refusals[index] == nil {
+                do {
+                    _ = try await directory.credentials(for: id, minTTL: settings.minTTL)
+                } catch  where error.code == .signInRequired {
+                    refusals[index] = Int(Date().timeIntervalSince1970 * 1000)
+                } catch {}
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return refusals
     }
 
     /// Every session once, at most `concurrency` at a time: `(index, line, latency)` for each.

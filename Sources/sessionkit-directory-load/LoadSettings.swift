@@ -13,6 +13,7 @@ struct LoadSettings {
     let rounds: Int
     let concurrency: Int
     let retryFor: Duration
+    let watchFor: Duration
     let create: Int?
     let username: String
     let password: String
@@ -53,6 +54,7 @@ struct LoadSettings {
         rounds = max(1, try number("LOAD_ROUNDS", default: 1))
         concurrency = max(1, try number("LOAD_CONCURRENCY", default: 100))
         retryFor = .seconds(try number("LOAD_RETRY_SECONDS", default: 0))
+        watchFor = .seconds(try number("LOAD_WATCH_SECONDS", default: 0))
         create = environment["LOAD_CREATE"] == nil ? nil : try number("LOAD_CREATE", default: 0)
         username = environment["LOAD_USERNAME"] ?? "alice@example.com"
         password = environment["LOAD_PASSWORD"] ?? ""

@@ -39,7 +39,7 @@ struct ProcessTests {
     /// Signs `users` sessions in through the load program (`LOAD_CREATE`), with their tokens stored as expired:
     /// every process renews them at once, and the renewed tokens (a day long) are not renewed again however
     /// slow the run.
-    static func fleet(_ emulator: AuthEmulator) async throws -> Fleet {
+    static func fleet(_ emulator: AuthEmulator, users: Int = users, expired: Bool = true) async throws -> Fleet {
         let key = SymmetricKey(size: .bits256)
         let folder = try TemporaryFolder(prefix: "sessionkit-processes").url
         let fleet = Fleet(
@@ -49,7 +49,7 @@ struct ProcessTests {
         let (creator, _) = try start(
             fleet, index: -1,
             settings: [
-                "LOAD_CREATE": "\(users)", "LOAD_EXPIRED": "1", "LOAD_CONCURRENCY": "16",
+                "LOAD_CREATE": "\(users)", "LOAD_EXPIRED": expired ? "1" : "0", "LOAD_CONCURRENCY": "16",
                 "LOAD_PASSWORD": AuthEmulator.User.alicePassword,
             ])
         try await waitForExit(creator)
@@ -128,6 +128,53 @@ struct ProcessTests {
             }
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == Self.users)
         }
+    }
+
+    @Test("a logout on one process: every other process refuses the session within a second")
+    func logoutSeenEverywhere() async throws {
+        try await LiveEmulator.with { emulator in
+            let fleet = try await Self.fleet(emulator, users: 20, expired: false)
+            defer { try? FileManager.default.removeItem(at: fleet.idsFile.deletingLastPathComponent()) }
+            let watchers = try (0..<3).map { try Self.start(fleet, index: $0, settings: ["LOAD_WATCH_SECONDS": "8"]) }
+            // Every watcher has served every session once (from memory from now on) and listens for changes.
+            try await Self.waitUntilReady(watchers.map(\.1))
+            try await Task.sleep(for: .milliseconds(500))
+            let loggedOut = 7
+            let before = Int(Date().timeIntervalSince1970 * 1000)
+            try await fleet.directory().logout(fleet.ids[loggedOut], revoke: false)
+            for watcher in watchers { try await Self.waitForExit(watcher.0) }
+            for index in watchers.indices {
+                #expect(watchers[index].0.terminationStatus == 0)
+                let refusals = try Self.refusals(watchers[index].1)
+                // Only the session logged out, and within a second of the logout.
+                #expect(refusals.keys.sorted() == [loggedOut], "instance \(index): \(refusals)")
+                let delay = (refusals[loggedOut] ?? .max) - before
+                #expect(delay < 1000, "instance \(index) refused it after \(delay) ms")
+            }
+        }
+    }
+
+    /// Waits (at most 30 s) until every output starts with `ready`.
+    static func waitUntilReady(_ outputs: [URL]) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        for output in outputs {
+            while ContinuousClock.now < deadline {
+                if try String(contentsOf: output, encoding: .utf8).hasPrefix("ready") { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    /// When each session was refused (its `INDEX refused EPOCH_MS` lines), by index.
+    static func refusals(_ output: URL) throws -> [Int: Int] {
+        var refusals: [Int: Int] = [:]
+        for line in try String(contentsOf: output, encoding: .utf8).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, parts[1] == "refused", let index = Int(parts[0]), let time = Int(parts[2]) {
+                refusals[index] = time
+            }
+        }
+        return refusals
     }
 
     @Test("an instance killed in the middle of its renewals: the others finish them, and no user is signed out")
