@@ -1,6 +1,6 @@
 import NIOSSL
 import PostgresNIO
-public import SecureStore
+import SecureStore
 
 extension PostgresSessionStore {
     /// Whether and how the store's connections use TLS, as libpq's `sslmode`.

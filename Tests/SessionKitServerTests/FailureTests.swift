@@ -36,7 +36,7 @@ struct FailureTests {
             #expect(printed.contains("127.0.0.1:1"))
         }
         #expect(!"\(store)".contains(Self.password))
-        #expect("\(configuration)" == "postgres://sessionkit:<REDACTED>@127.0.0.1:1/sessionkit_test")
+        #expect("\(configuration)" == "postgres://sessionkit:<REDACTED>@127.0.0.1:1/sessionkit_test?sslmode=prefer")
     }
 
     @Test("A server that accepts connections but never answers is unavailable after the connect timeout")
