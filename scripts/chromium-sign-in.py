@@ -9,6 +9,7 @@ its "Sign in" link, type the email and password into the identity provider's for
 the app's page says "Signed in as". Prints one JSON line: {"signed_in_text", "api_text", "url"}. Exits 1 on failure.
 """
 import base64
+import fcntl
 import json
 import os
 import shutil
@@ -23,6 +24,10 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="sessionkit-chromium-")
         to_chrome_r, self.to_chrome_w = os.pipe()
         self.from_chrome_r, from_chrome_w = os.pipe()
+        # Chromium reads commands on fd 3 and writes answers on fd 4. The child's ends are moved above 9 first, so
+        # that putting them on 3 and 4 cannot overwrite one with the other.
+        to_chrome_r = self.move_high(to_chrome_r)
+        from_chrome_w = self.move_high(from_chrome_w)
 
         def child_fds():
             os.dup2(to_chrome_r, 3)
@@ -34,13 +39,19 @@ class Browser:
         self.process = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
              "--remote-debugging-pipe", "--window-size=900,700", f"--user-data-dir={self.profile}"],
-            pass_fds=(to_chrome_r, from_chrome_w), preexec_fn=child_fds,
+            pass_fds=(3, 4, to_chrome_r, from_chrome_w), preexec_fn=child_fds,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self.buffer = b""
         self.next_id = 0
         self.session = None
+
+    @staticmethod
+    def move_high(fd):
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+        os.close(fd)
+        return high
 
     def send(self, method, params=None, session=True):
         self.next_id += 1

@@ -41,7 +41,9 @@ enum Answers {
     }
 
     /// A short HTML page for the browser itself (a failed sign-in), with a link to start again.
-    static func page(_ status: HTTPResponse.Status, title: String, text: String, link: String, setCookies: [String] = [])
+    static func page(
+        _ status: HTTPResponse.Status, title: String, text: String, link: String, setCookies: [String] = []
+    )
         -> Response
     {
         let html = """

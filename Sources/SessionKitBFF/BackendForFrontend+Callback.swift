@@ -52,7 +52,8 @@ extension BackendForFrontend {
             id = try await sessions.create(credentials)
         } catch {
             return failed(
-                .serviceUnavailable, "The session could not be saved (the session store is unavailable); sign in again.")
+                .serviceUnavailable, "The session could not be saved (the session store is unavailable); sign in again."
+            )
         }
         // This browser's previous session, if any, ends: one browser, one session, and never an old id reused.
         if let previous = cookies.sessionID(in: request) {

@@ -16,13 +16,16 @@ enum ExampleApp {
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
             headers[.cacheControl] = "no-store"
-            headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: ExamplePage.html)))
+            headers[.contentSecurityPolicy] =
+                "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'"
+            return Response(
+                status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: ExamplePage.html)))
         }
         // An app route of its own: the middleware gave it the session.
         router.get("hello") { _, context -> Response in
             guard let session = context.session, let claims = try? await session.idTokenClaims() else {
-                return Response(status: .unauthorized, body: ResponseBody(byteBuffer: ByteBuffer(string: "not signed in\n")))
+                return Response(
+                    status: .unauthorized, body: ResponseBody(byteBuffer: ByteBuffer(string: "not signed in\n")))
             }
             let name = claims.name ?? claims.subject ?? "you"
             return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "Hello, \(name)\n")))

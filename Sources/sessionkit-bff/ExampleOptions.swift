@@ -51,11 +51,14 @@ struct ExampleOptions: ParsableArguments {
         guard let publicURL = URL(string: self.publicURL ?? "http://127.0.0.1:\(port)") else {
             throw ValidationError("--public-url is not a URL")
         }
-        guard let upstreamURL = URL(string: upstream ?? issuer) else { throw ValidationError("--upstream is not a URL") }
+        guard let upstreamURL = URL(string: upstream ?? issuer) else {
+            throw ValidationError("--upstream is not a URL")
+        }
         let bff = try BackendForFrontend.Configuration(
             publicURL: publicURL, upstream: upstreamURL, minimumTokenLifetime: minTokenTTL)
         return Settings(
-            provider: provider, bff: bff, databaseURL: try database(), sealingKey: try SealingKeyFile.load(sealingKeyFile),
+            provider: provider, bff: bff, databaseURL: try database(),
+            sealingKey: try SealingKeyFile.load(sealingKeyFile),
             warning: warning)
     }
 

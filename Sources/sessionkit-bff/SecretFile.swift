@@ -27,7 +27,8 @@ enum SecretFile {
 /// missing.
 enum SealingKeyFile {
     static var defaultPath: String {
-        let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let state =
+            ProcessInfo.processInfo.environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() + "/.local/state")
         return state + "/sessionkit-bff/sealing-key"
     }
@@ -55,7 +56,9 @@ enum SealingKeyFile {
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let hex = SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
-        guard FileManager.default.createFile(atPath: path, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600])
         else { throw ExampleFailure("the sealing key file \(path) cannot be created", code: 4) }
     }
 }

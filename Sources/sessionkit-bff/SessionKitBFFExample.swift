@@ -43,7 +43,9 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         let bff = try BackendForFrontend(configuration: settings.bff, sessions: sessions, logger: logger)
         let app = ExampleApp.build(bff: bff, host: options.host, port: options.port, logger: logger)
         let follower = Task { await bff.followChanges() }
-        print("sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))")
+        let banner =
+            "sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
         try await app.runService()
         follower.cancel()
         try? await bff.shutdown()

@@ -1,7 +1,7 @@
 import AuthEmulator
 import Foundation
-import SessionKitTesting
 import NIOHTTP1
+import SessionKitTesting
 import Testing
 
 /// A real browser, once: headless Chromium opens the example's page, follows "Sign in", types the email and
@@ -20,7 +20,8 @@ struct ChromiumTests {
             defer { folder.remove() }
             let keyFile = try ProcessInstance.keyFile(for: deployment, in: folder)
             let app = try await ProcessInstance.start(emulator: emulator, deployment: deployment, keyFile: keyFile)
-            let screenshot = ProcessInfo.processInfo.environment["SESSIONKIT_BFF_SCREENSHOT"]
+            let screenshot =
+                ProcessInfo.processInfo.environment["SESSIONKIT_BFF_SCREENSHOT"]
                 ?? folder.url.appendingPathComponent("signed-in.png").path
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -43,7 +44,9 @@ struct ChromiumTests {
             let signedIn = result["signed_in_text"] ?? ""
             #expect(signedIn.hasPrefix("Signed in as "), "the page shows: \(signedIn)")
             #expect(signedIn.contains(AuthEmulator.User.aliceEmail))
-            #expect((result["api_text"] ?? "").hasPrefix("200 "), "the API call through the proxy: \(result["api_text"] ?? "")")
+            #expect(
+                (result["api_text"] ?? "").hasPrefix("200 "),
+                "the API call through the proxy: \(result["api_text"] ?? "")")
             #expect((result["api_text"] ?? "").contains(AuthEmulator.User.aliceEmail))
             #expect(result["url"] == app.url.absoluteString + "/")
             let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))

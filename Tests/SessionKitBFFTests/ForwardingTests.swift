@@ -1,12 +1,12 @@
 import AuthEmulator
 import Crypto
 import Foundation
+import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
 import SessionKitServer
 import SessionKitTesting
-import NIOHTTP1
 import Testing
 
 /// The forwarding route: the upstream gets the user's fresh token and never the browser's cookie; hop-by-hop
@@ -73,7 +73,8 @@ struct ForwardingTests {
             let body = Data((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
             let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
             let page = try await browser.send(
-                .PUT, instance.at("/api/upload"), headers: [("X-CSRF", "1"), ("Content-Type", "application/octet-stream")],
+                .PUT, instance.at("/api/upload"),
+                headers: [("X-CSRF", "1"), ("Content-Type", "application/octet-stream")],
                 body: body)
             #expect(page.status == 200)
             #expect(page.json["size"] as? Int == body.count)
@@ -86,7 +87,8 @@ struct ForwardingTests {
     func forgery() async throws {
         try await Self.withSignedIn { _, _, instance, browser in
             let post = { (headers: [(String, String)]) in
-                try await browser.send(.POST, instance.at("/api/orders"), headers: headers, body: Data("{}".utf8)).status
+                try await browser.send(.POST, instance.at("/api/orders"), headers: headers, body: Data("{}".utf8))
+                    .status
             }
             #expect(try await post([("Origin", "https://evil.example")]) == 403)
             #expect(try await post([("Origin", "https://evil.example"), ("X-CSRF", "1")]) == 403)

@@ -43,12 +43,14 @@ final class CookieBrowser: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if cookies, !jar.cookies.isEmpty {
-            request.headers.add(name: "Cookie", value: jar.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            request.headers.add(
+                name: "Cookie", value: jar.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 16 << 20)
-        let page = Page(url: url, status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
+        let page = Page(
+            url: url, status: Int(response.status.code), headers: response.headers, body: Data(bytes.readableBytesView))
         if cookies { for line in page.setCookies { jar.store(line) } }
         return page
     }
@@ -66,9 +68,15 @@ final class CookieBrowser: Sendable {
         var login = URLComponents(url: instance.appendingPathComponent("auth/login"), resolvingAgainstBaseURL: false)!
         if let returnTo { login.queryItems = [URLQueryItem(name: "return_to", value: returnTo)] }
         let start = try await get(login.url!)
-        guard start.status == 303, let authorize = start.location else { throw Failure("login answered \(start.status)") }
+        guard start.status == 303, let authorize = start.location else {
+            throw Failure("login answered \(start.status)")
+        }
         let form = try await get(authorize)
-        guard form.status == 200, form.text.contains("<form") else { throw Failure("authorize answered \(form.status)") }
+        // Signed in at the provider already (its own cookie): it redirects straight back, as for a real browser.
+        if (300..<400).contains(form.status), let callback = form.location { return callback }
+        guard form.status == 200, form.text.contains("<form") else {
+            throw Failure("authorize answered \(form.status)")
+        }
         var fields = Self.hiddenFields(form.text)
         fields.append(("username", email))
         fields.append(("password", password))
@@ -103,7 +111,10 @@ final class CookieBrowser: Sendable {
         let regex = try! NSRegularExpression(pattern: pattern)
         let range = NSRange(html.startIndex..., in: html)
         return regex.matches(in: html, range: range).map { match in
-            (unescape(String(html[Range(match.range(at: 1), in: html)!])), unescape(String(html[Range(match.range(at: 2), in: html)!])))
+            (
+                unescape(String(html[Range(match.range(at: 1), in: html)!])),
+                unescape(String(html[Range(match.range(at: 2), in: html)!]))
+            )
         }
     }
 

@@ -48,7 +48,8 @@ final class EchoUpstream: Sendable {
         }
         var logger = Logger(label: "echo-upstream")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         let url = URL(string: "http://127.0.0.1:\(port)/")!
         let upstream = EchoUpstream(url: url, server: server)

@@ -57,7 +57,8 @@ final class InProcessInstance: BFFInstance {
         }
         var logger = Logger(label: "bff-test")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         let follower = Task { await bff.followChanges() }
         let instance = InProcessInstance(url: url, bff: bff, server: server, follower: follower)
@@ -93,11 +94,13 @@ final class ProcessInstance: BFFInstance {
         guard let database = BFFPostgres.url else { throw BFFPostgres.Missing() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
-        process.arguments = [
-            "--port", "\(port)", "--public-url", (publicURL ?? url).absoluteString,
-            "--issuer", emulator.issuer.absoluteString, "--database-url", database,
-            "--sealing-key-file", keyFile.path, "--service", deployment.service,
-        ] + extraArguments
+        process.arguments =
+            [
+                "--port", "\(port)", "--public-url", (publicURL ?? url).absoluteString,
+                "--issuer", emulator.issuer.absoluteString, "--database-url", database,
+                "--sealing-key-file", keyFile.path, "--service", deployment.service,
+                "--client-secret-file", try secretFile(beside: keyFile).path,
+            ] + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
         try process.run()
@@ -117,6 +120,17 @@ final class ProcessInstance: BFFInstance {
         guard
             FileManager.default.createFile(
                 atPath: file.path, contents: Data(deployment.keyHex.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CookieBrowser.Failure("cannot write \(file.path)") }
+        return file
+    }
+
+    /// The emulator's confidential client secret in a 0600 file next to `keyFile`.
+    static func secretFile(beside keyFile: URL) throws -> URL {
+        let file = keyFile.deletingLastPathComponent().appendingPathComponent("client-secret")
+        guard
+            FileManager.default.createFile(
+                atPath: file.path, contents: Data(AuthEmulator.Client.confidentialSecret.utf8),
+                attributes: [.posixPermissions: 0o600])
         else { throw CookieBrowser.Failure("cannot write \(file.path)") }
         return file
     }
