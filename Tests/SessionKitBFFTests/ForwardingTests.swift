@@ -66,7 +66,7 @@ struct ForwardingTests {
         }
     }
 
-    @Test("a 4 MiB body streams to the upstream and its answer streams back")
+    @Test("a 4 MiB body streams to the upstream, and a 6 MiB answer of unknown length streams back")
     func streamingBodies() async throws {
         try await Self.withSignedIn { _, upstream, instance, browser in
             var generator = SystemRandomNumberGenerator()
@@ -80,6 +80,10 @@ struct ForwardingTests {
             #expect(page.json["size"] as? Int == body.count)
             #expect(page.json["sha256"] as? String == digest)
             _ = upstream
+            let download = try await browser.get(instance.at("/api/bytes/\(6 << 20)"))
+            #expect(download.status == 200)
+            #expect(download.body.count == 6 << 20)
+            #expect(download.body.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
         }
     }
 

@@ -89,6 +89,29 @@ struct SignInSecurityTests {
         }
     }
 
+    @Test("an ID token whose nonce is not the one sent (the authorization request tampered with) creates no session")
+    func nonce() async throws {
+        try await LiveEmulator.with { emulator in
+            let store = try BFFPostgres.Deployment().store()
+            let a = try await InProcessInstance.start(emulator: emulator, store: store)
+            let browser = CookieBrowser()
+            do {
+                let callback = try await browser.callbackURL(from: a.url) {
+                    LoopbackBrowser.replacing("nonce", with: "a-nonce-the-bff-never-sent", in: $0)
+                }
+                let page = try await browser.get(callback)
+                #expect(page.status == 400)
+                #expect(page.text.contains("failed validation (nonce)"), "\(page.text)")
+                #expect(browser.cookies["sessionkit"] == nil)
+                #expect(try await Self.liveSessions(store, a) == 0)
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await a.stop()
+        }
+    }
+
     @Test(
         "return_to must be a path on this site",
         arguments: [

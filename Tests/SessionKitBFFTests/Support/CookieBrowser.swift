@@ -63,12 +63,12 @@ final class CookieBrowser: Sendable {
     /// returns the provider's redirect to the callback (not yet followed).
     func callbackURL(
         from instance: URL, returnTo: String? = nil, email: String = "alice@example.com",
-        password: String = "alice-demo-password"
+        password: String = "alice-demo-password", tamper: @Sendable (URL) -> URL = { $0 }
     ) async throws -> URL {
         var login = URLComponents(url: instance.appendingPathComponent("auth/login"), resolvingAgainstBaseURL: false)!
         if let returnTo { login.queryItems = [URLQueryItem(name: "return_to", value: returnTo)] }
         let start = try await get(login.url!)
-        guard start.status == 303, let authorize = start.location else {
+        guard start.status == 303, let authorize = start.location.map(tamper) else {
             throw Failure("login answered \(start.status)")
         }
         let form = try await get(authorize)

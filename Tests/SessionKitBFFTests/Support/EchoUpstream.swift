@@ -21,6 +21,11 @@ final class EchoUpstream: Sendable {
         let port = try await LoopbackPort.unused()
         let router = Router()
         let echo: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            if request.uri.path.hasPrefix("/bytes/"),
+                let count = request.uri.path.split(separator: "/").last.flatMap({ Int($0) })
+            {
+                return EchoUpstream.bytes(count)
+            }
             var hasher = SHA256()
             var size = 0
             for try await buffer in request.body {
@@ -61,6 +66,21 @@ final class EchoUpstream: Sendable {
         }
         await browser.shutdown()
         return upstream
+    }
+
+    /// `count` bytes (`i % 251` at offset i), streamed in 64 KiB chunks without a length.
+    static func bytes(_ count: Int) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/octet-stream"],
+            body: ResponseBody { writer in
+                var offset = 0
+                while offset < count {
+                    let size = min(65_536, count - offset)
+                    try await writer.write(ByteBuffer(bytes: (offset..<(offset + size)).map { UInt8($0 % 251) }))
+                    offset += size
+                }
+                try await writer.finish(nil)
+            })
     }
 
     func stop() async {
