@@ -23,8 +23,6 @@ extension BackendForFrontend {
     /// The path of the sign-in route, as the JSON answers name it for the front end.
     var signInPath: String { configuration.prefix + "/auth/login" }
 
-    var forgeryCheck: RequestForgeryCheck { RequestForgeryCheck(configuration: configuration) }
-
     func sessionFailure(_ error: SessionKitError) -> Response {
         SessionFailure(error: error, signInPath: signInPath, clearCookie: cookies.clearSession).response
     }

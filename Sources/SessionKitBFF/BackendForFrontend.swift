@@ -30,6 +30,7 @@ public final class BackendForFrontend: Sendable {
     /// Every user's session, shared with the other instances through its store.
     public let sessions: SessionDirectory
     let cookies: SessionCookies
+    let forgeryCheck: RequestForgeryCheck
     let signIns: PendingSignIns
     let httpClient: HTTPClient
     let logger: Logger?
@@ -55,6 +56,7 @@ public final class BackendForFrontend: Sendable {
         self.configuration = configuration
         self.sessions = sessions
         self.cookies = SessionCookies(configuration: configuration)
+        self.forgeryCheck = RequestForgeryCheck(configuration: configuration)
         self.signIns = PendingSignIns(store: sessions.store, lifetime: configuration.signInTimeout)
         self.logger = logger
         var client = HTTPClient.Configuration()

@@ -20,6 +20,9 @@ enum HopByHopHeaders {
     /// body's framing (the server sets it).
     static let withheldFromBrowser: Set<String> = ["set-cookie", "content-length"]
 
+    static let removedUpstream = connectionSpecific.union(withheldFromUpstream)
+    static let removedDownstream = connectionSpecific.union(withheldFromBrowser)
+
     /// The names listed in `Connection` headers, lowercased.
     static func named(inConnection values: [String]) -> Set<String> {
         Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
@@ -27,8 +30,10 @@ enum HopByHopHeaders {
 
     /// The request's headers as they go upstream.
     static func upstream(_ fields: HTTPFields, also extra: Set<String>) -> HTTPHeaders {
-        let removed = connectionSpecific.union(withheldFromUpstream).union(extra)
-            .union(named(inConnection: fields[values: .connection]))
+        let listed = fields[values: .connection]
+        let removed =
+            listed.isEmpty
+            ? removedUpstream.union(extra) : removedUpstream.union(extra).union(named(inConnection: listed))
         var headers = HTTPHeaders()
         for field in fields where !removed.contains(field.name.canonicalName) {
             headers.add(name: field.name.rawName, value: field.value)
@@ -38,8 +43,8 @@ enum HopByHopHeaders {
 
     /// The upstream's response headers as they go to the browser.
     static func downstream(_ headers: HTTPHeaders) -> HTTPFields {
-        let listed = named(inConnection: headers[canonicalForm: "connection"].map(String.init))
-        let removed = connectionSpecific.union(withheldFromBrowser).union(listed)
+        let listed = headers[canonicalForm: "connection"].map(String.init)
+        let removed = listed.isEmpty ? removedDownstream : removedDownstream.union(named(inConnection: listed))
         var fields = HTTPFields()
         for (name, value) in headers where !removed.contains(name.lowercased()) {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
