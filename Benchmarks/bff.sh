@@ -5,7 +5,7 @@
 #   swift build -c release --product sessionkit-bff && swift build -c release --product sessionkit-emulator
 #   scripts/postgres-start.sh            # or SESSIONKIT_POSTGRES_URL=...
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
-#                                        LIFETIME (s, access tokens), BIN (.build/release)
+#                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), then through the
 #    two instances (GET /api/.well-known/jwks.json, one wrk on each, every request with the next user's cookie):
@@ -103,6 +103,7 @@ run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
 run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 
+[ "${STORM:-1}" = 1 ] || exit 0
 # Every access token was issued after seeded_at and lives $lifetime s; the instances renew 5 s before expiry.
 wait_until=$((seeded_at + lifetime))
 now=$(date +%s)
