@@ -90,13 +90,30 @@ summary() { # LABEL FILE...: requests/s summed, p50 and p99 of each
     done
     echo "$line total $total req/s"
 }
-run_pair() { # LABEL URL1 URL2 [SCRIPT]
+cpu_ticks() { # PID...: user + system clock ticks so far, summed
+    python3 - "$@" <<'PY'
+import sys
+print(sum(sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[11:13]) for pid in sys.argv[1:]))
+PY
+}
+run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the instances spent per request
     local label=$1 first=$2 second=$3 script=${4:-}
+    local emulator_before bff_before
+    emulator_before=$(cpu_ticks "${pids[0]}")
+    bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
     wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$first" > "$work/$label-1" &
     local one=$!
     wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$second" > "$work/$label-2"
     wait "$one"
     summary "$label" "$work/$label-1" "$work/$label-2"
+    python3 - "$(cpu_ticks "${pids[0]}")" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
+        "$(getconf CLK_TCK)" "$work/$label-1" "$work/$label-2" <<'PY'
+import re, sys
+emulator, emulator0, bff, bff0, tick = (int(x) for x in sys.argv[1:6])
+requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[6:])
+per = lambda ticks: f"{ticks / tick / requests * 1e6:.0f} us"
+print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)} ({requests} requests)")
+PY
 }
 echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections"
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"

@@ -62,6 +62,8 @@ public final class BackendForFrontend: Sendable {
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow
         client.decompression = .disabled
+        // AsyncHTTPClient keeps 8 connections per host by default; a proxy in front of one API needs more.
+        client.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: client)
     }
 
