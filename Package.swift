@@ -28,6 +28,11 @@ let package = Package(
         // For back ends: a SecureStore on PostgreSQL shared by many server instances. Pulls in PostgresNIO, so
         // nothing else in the package depends on it.
         .library(name: "SessionKitServer", targets: ["SessionKitServer"]),
+        // For web back ends on Hummingbird: a back end for front ends (sign-in routes, a session cookie, an API
+        // proxy that attaches fresh tokens). Apps and sessionctl never link it.
+        .library(name: "SessionKitBFF", targets: ["SessionKitBFF"]),
+        // The example back end for front ends, against the emulator and a local PostgreSQL.
+        .executable(name: "sessionkit-bff", targets: ["sessionkit-bff"]),
         // The local Auth0-compatible identity provider, for tests and demos.
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
         // For store authors: the conformance suite every SecureStore backend must pass. Needs only SecureStore.
@@ -56,6 +61,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        // HTTP field types for SessionKitBFF (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -101,6 +108,36 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
+            name: "SessionKitBFF",
+            dependencies: [
+                "SecureStore",
+                "SessionKit",
+                "SessionKitServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "sessionkit-bff",
+            dependencies: [
+                "SecureStore",
+                "SessionKit",
+                "SessionKitServer",
+                "SessionKitBFF",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -171,6 +208,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SessionKitBFFTests",
+            dependencies: [
+                "SessionKitBFF", "sessionkit-bff", "SessionKitServer", "SessionKitTesting", "SessionKit", "SecureStore",
+                "AuthEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -85,6 +85,7 @@ extension AuthEmulator.Client {
         name: "SessionKit Backend",
         secret: confidentialSecret,
         grantTypes: AuthEmulator.GrantType.allSupported,
-        redirectURIs: ["http://127.0.0.1/callback"]
+        // The second is the sign-in callback of a back end for front ends (SessionKitBFF, `sessionkit-bff`).
+        redirectURIs: ["http://127.0.0.1/callback", "http://127.0.0.1/auth/callback"]
     )
 }

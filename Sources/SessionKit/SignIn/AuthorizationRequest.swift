@@ -18,6 +18,22 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     /// The `max_age` sent, if any.
     public let maxAge: TimeInterval?
 
+    /// Recreates a request that was built by ``ProviderClient/authorizationRequest(redirectURI:scope:audience:prompt:maxAge:additionalParameters:)``
+    /// and kept elsewhere until its callback arrived: a server that starts the sign-in on one instance and
+    /// receives the callback on another keeps these values in its shared store, never in the browser.
+    public init(
+        url: URL, redirectURI: URL, state: String, nonce: String, codeVerifier: Secret, scope: String,
+        maxAge: TimeInterval? = nil
+    ) {
+        self.url = url
+        self.redirectURI = redirectURI
+        self.state = state
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.scope = scope
+        self.maxAge = maxAge
+    }
+
     /// The authorization endpoint (without the query: `state`, `nonce` and the challenge stay out) and the
     /// redirect URI; never the verifier.
     public var description: String {

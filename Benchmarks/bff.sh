@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The back end for front ends under load (issue 15): two sessionkit-bff instances sharing PostgreSQL, USERS
+# (1,000) users signed in through them, and the emulator as the upstream API.
+#
+#   swift build -c release --product sessionkit-bff && swift build -c release --product sessionkit-emulator
+#   scripts/postgres-start.sh            # or SESSIONKIT_POSTGRES_URL=...
+#   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
+#                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm)
+#
+# 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), then through the
+#    two instances (GET /api/.well-known/jwks.json, one wrk on each, every request with the next user's cookie):
+#    requests per second and p50/p99 latency, in the same run.
+# 2. A renewal storm: once every access token has expired (they live 120 s), every user's GET /api/userinfo on both
+#    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+users=${USERS:-1000}
+duration=${DURATION:-10}
+connections=${CONNECTIONS:-16}
+bin=${BIN:-.build/release}
+lifetime=${LIFETIME:-120}
+for program in sessionkit-bff sessionkit-emulator; do
+    [ -x "$bin/$program" ] || { echo "build first: swift build -c release --product $program" >&2; exit 1; }
+done
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+database=${SESSIONKIT_POSTGRES_URL:-$(cat .postgres/url 2>/dev/null || true)}
+[ -n "$database" ] || { echo "no PostgreSQL: run scripts/postgres-start.sh" >&2; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { # URL: until it answers at all
+    for _ in $(seq 200); do python3 - "$1" <<'PY' && return 0 || sleep 0.1; done
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=1)
+except urllib.error.HTTPError:
+    pass
+PY
+    echo "$1 did not answer" >&2; exit 1
+}
+
+emulator_port=$(free_port)
+issuer="http://127.0.0.1:$emulator_port"
+echo "{\"lifetimes\": {\"accessToken\": $lifetime}}" > "$work/emulator.json"
+"$bin/sessionkit-emulator" serve --port "$emulator_port" --config "$work/emulator.json" --test-controls \
+    --auto-sign-in alice@example.com > "$work/emulator.log" 2>&1 &
+pids+=($!)
+wait_for "$issuer/.well-known/openid-configuration"
+
+python3 -c 'import secrets; print(secrets.token_hex(32))' > "$work/key"
+printf %s sessionkit-backend-demo-secret-not-for-production > "$work/secret"
+chmod 600 "$work/key" "$work/secret"
+a_port=$(free_port)
+b_port=$(free_port)
+for port in "$a_port" "$b_port"; do
+    "$bin/sessionkit-bff" --port "$port" --public-url "http://127.0.0.1:$a_port" --issuer "$issuer/" \
+        --client-secret-file "$work/secret" --database-url "$database" --sealing-key-file "$work/key" \
+        --service "bench.bff.$$" --min-token-ttl 5 > "$work/bff-$port.log" 2>&1 &
+    pids+=($!)
+    wait_for "http://127.0.0.1:$port/auth/me"
+done
+a="http://127.0.0.1:$a_port"
+b="http://127.0.0.1:$b_port"
+
+seeded_at=$(date +%s)
+python3 Benchmarks/bff-driver.py seed "$users" "$a" "$work/ids"
+
+cat > "$work/users.lua" <<LUA
+local ids = {}
+for line in io.lines("$work/ids") do ids[#ids + 1] = line end
+local counter = math.random(#ids)
+request = function()
+    counter = counter + 1
+    return wrk.format("GET", nil, {["Cookie"] = "sessionkit=" .. ids[(counter % #ids) + 1]})
+end
+LUA
+summary() { # LABEL FILE...: requests/s summed, p50 and p99 of each
+    local total=0 line="$1:"
+    shift
+    for file in "$@"; do
+        rps=$(awk '/Requests\/sec/ {print $2}' "$file")
+        p50=$(awk '$1 == "50%" {print $2}' "$file")
+        p99=$(awk '$1 == "99%" {print $2}' "$file")
+        errors=$(grep -E "Non-2xx|Socket errors" "$file" | tr '\n' ' ' || true)
+        total=$(python3 -c "print(round($total + $rps))")
+        line="$line [p50 $p50, p99 $p99, $rps req/s${errors:+, $errors}]"
+    done
+    echo "$line total $total req/s"
+}
+cpu_ticks() { # PID...: user + system clock ticks so far, summed
+    python3 - "$@" <<'PY'
+import sys
+print(sum(sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[11:13]) for pid in sys.argv[1:]))
+PY
+}
+run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the instances spent per request
+    local label=$1 first=$2 second=$3 script=${4:-}
+    local emulator_before bff_before
+    emulator_before=$(cpu_ticks "${pids[0]}")
+    bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
+    wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$first" > "$work/$label-1" &
+    local one=$!
+    wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$second" > "$work/$label-2"
+    wait "$one"
+    summary "$label" "$work/$label-1" "$work/$label-2"
+    python3 - "$(cpu_ticks "${pids[0]}")" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
+        "$(getconf CLK_TCK)" "$work/$label-1" "$work/$label-2" <<'PY'
+import re, sys
+emulator, emulator0, bff, bff0, tick = (int(x) for x in sys.argv[1:6])
+requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[6:])
+per = lambda ticks: f"{ticks / tick / requests * 1e6:.0f} us"
+print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)} ({requests} requests)")
+PY
+}
+echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections"
+run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
+run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
+run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
+
+[ "${STORM:-1}" = 1 ] || exit 0
+# Every access token was issued after seeded_at and lives $lifetime s; the instances renew 5 s before expiry.
+wait_until=$((seeded_at + lifetime))
+now=$(date +%s)
+[ "$now" -ge "$wait_until" ] || { echo "waiting $((wait_until - now)) s for every access token to need renewal"; sleep $((wait_until - now)); }
+python3 - "$issuer" <<'PY'
+import sys, urllib.request
+urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/__emulator/requests", method="DELETE"))
+PY
+echo "== renewal storm: every user's GET /api/userinfo on A and on B at once"
+python3 Benchmarks/bff-driver.py storm "$work/ids" "$a" "$b"
+python3 - "$issuer" <<'PY'
+import json, sys, urllib.request
+counts = json.load(urllib.request.urlopen(sys.argv[1] + "/__emulator/requests"))
+print("emulator request counts during the storm:", json.dumps(counts, sort_keys=True))
+PY

@@ -1,0 +1,29 @@
+import HTTPTypes
+public import Hummingbird
+import SessionKit
+
+extension BackendForFrontend {
+    /// Adds the sign-in, session and forwarding routes to `router`, under ``Configuration/prefix``.
+    ///
+    /// The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set; it answers
+    /// every method. The routes read the session cookie themselves: they need no middleware.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        let group = router.group(RouterPath(configuration.prefix))
+        group.get("auth/login") { request, _ in await self.login(request) }
+        group.get("auth/callback") { request, _ in await self.callback(request) }
+        group.get("auth/me") { request, _ in await self.me(request) }
+        group.post("auth/logout") { request, _ in await self.logout(request) }
+        guard configuration.upstream != nil else { return }
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+        for method in methods {
+            group.on("api/**", method: method) { request, _ in await self.forward(request) }
+        }
+    }
+
+    /// The path of the sign-in route, as the JSON answers name it for the front end.
+    var signInPath: String { configuration.prefix + "/auth/login" }
+
+    func sessionFailure(_ error: SessionKitError) -> Response {
+        SessionFailure(error: error, signInPath: signInPath, clearCookie: cookies.clearSession).response
+    }
+}

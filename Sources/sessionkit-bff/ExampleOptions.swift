@@ -1,0 +1,90 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import SessionKit
+import SessionKitBFF
+
+/// The example's flags, with defaults that work against `sessionkit-emulator serve --port 9400` and the
+/// PostgreSQL of scripts/postgres-start.sh.
+struct ExampleOptions: ParsableArguments {
+    @Option(help: "The port to listen on.") var port = 8080
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(name: .customLong("public-url"), help: "The URL browsers use (default: http://127.0.0.1:PORT).")
+    var publicURL: String?
+    @Option(help: "The identity provider's issuer.") var issuer = "http://127.0.0.1:9400/"
+    @Option(name: .customLong("client-id"), help: "The confidential client's id.") var clientID = "sessionkit-backend"
+    @Option(
+        name: .customLong("client-secret-file"),
+        help: ArgumentHelp(
+            "A file holding the client secret (mode 0600). Default: the emulator's published demo secret, for a "
+                + "loopback issuer only."))
+    var clientSecretFile: String?
+    @Option(
+        name: .customLong("database-url"),
+        help: "postgres://user:password@host:port/database (default: $DATABASE_URL, else .postgres/url).")
+    var databaseURL: String?
+    @Option(help: "The API that /api/... is forwarded to (default: the issuer, so /api/userinfo is its /userinfo).")
+    var upstream: String?
+    @Option(
+        name: .customLong("sealing-key-file"),
+        help: ArgumentHelp(
+            "A file with the 32-byte key (64 hex digits) that seals sessions at rest; every instance needs the same "
+                + "one. Default: ~/.local/state/sessionkit-bff/sealing-key, created on first use."))
+    var sealingKeyFile: String?
+    @Option(help: "The store's service name: instances of one app share it.") var service = "sessionkit-bff"
+    @Option(name: .customLong("min-token-ttl"), help: "Seconds an access token must still be valid when forwarded.")
+    var minTokenTTL: Double = 30
+
+    /// What the flags resolve to.
+    struct Settings {
+        var provider: ProviderConfiguration
+        var bff: BackendForFrontend.Configuration
+        var databaseURL: String
+        var sealingKey: SymmetricKey
+        var warning: String?
+    }
+
+    func settings() throws -> Settings {
+        guard let issuerURL = URL(string: issuer) else { throw ValidationError("--issuer is not a URL: \(issuer)") }
+        let (secret, warning) = try clientSecret(issuer: issuerURL)
+        let provider = try ProviderConfiguration(issuer: issuerURL, clientID: clientID, clientSecret: secret)
+        guard let publicURL = URL(string: self.publicURL ?? "http://127.0.0.1:\(port)") else {
+            throw ValidationError("--public-url is not a URL")
+        }
+        guard let upstreamURL = URL(string: upstream ?? issuer) else {
+            throw ValidationError("--upstream is not a URL")
+        }
+        let bff = try BackendForFrontend.Configuration(
+            publicURL: publicURL, upstream: upstreamURL, minimumTokenLifetime: minTokenTTL)
+        return Settings(
+            provider: provider, bff: bff, databaseURL: try database(),
+            sealingKey: try SealingKeyFile.load(sealingKeyFile),
+            warning: warning)
+    }
+
+    private func clientSecret(issuer: URL) throws -> (Secret, String?) {
+        if let clientSecretFile {
+            let text = try SecretFile.read(clientSecretFile, what: "client secret")
+            return (Secret(text.trimmingCharacters(in: .whitespacesAndNewlines)), nil)
+        }
+        let host = issuer.host ?? ""
+        guard host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]" else {
+            throw ValidationError("--client-secret-file is required for an issuer that is not the local emulator")
+        }
+        // The emulator's seeded confidential client; its secret is a public fixture.
+        return (
+            Secret("sessionkit-backend-demo-secret-not-for-production"),
+            "no --client-secret-file: using the emulator's published demo secret (for the local emulator only)"
+        )
+    }
+
+    private func database() throws -> String {
+        if let databaseURL { return databaseURL }
+        if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty { return url }
+        if let text = try? String(contentsOfFile: ".postgres/url", encoding: .utf8) {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        throw ValidationError(
+            "no database: pass --database-url, set DATABASE_URL, or start one with scripts/postgres-start.sh")
+    }
+}

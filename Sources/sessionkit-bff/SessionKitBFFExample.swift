@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import SecureStore
+import SessionKit
+import SessionKitBFF
+import SessionKitServer
+
+/// `sessionkit-bff`: an example back end for front ends. It signs users in at the provider, keeps their
+/// sessions in PostgreSQL, and serves a tiny page that shows who is signed in and calls the API through the
+/// forwarding route.
+@main
+struct SessionKitBFFExample: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessionkit-bff",
+        abstract: "An example back end for front ends on SessionKit and Hummingbird.",
+        discussion: """
+            With its defaults it runs against `sessionkit-emulator serve --port 9400` (the emulator's confidential \
+            client sessionkit-backend and its published demo secret) and the PostgreSQL that \
+            scripts/postgres-start.sh started; then open the public URL.
+            """
+    )
+
+    @OptionGroup var options: ExampleOptions
+
+    func run() async throws {
+        let settings = try options.settings()
+        var logger = Logger(label: "sessionkit-bff")
+        logger.logLevel = .notice
+        if let warning = settings.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        let store: PostgresSessionStore
+        do {
+            store = try PostgresSessionStore(
+                service: options.service, configuration: .init(url: settings.databaseURL),
+                keys: .init(current: (id: "bff", key: settings.sealingKey)))
+            try store.migrate()
+        } catch {
+            throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
+        }
+        let provider = ProviderClient(configuration: settings.provider, logger: nil)
+        let sessions = SessionDirectory(provider: provider, store: store)
+        let bff = try BackendForFrontend(configuration: settings.bff, sessions: sessions, logger: logger)
+        let app = ExampleApp.build(bff: bff, host: options.host, port: options.port, logger: logger)
+        let follower = Task { await bff.followChanges() }
+        let banner =
+            "sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
+        try await app.runService()
+        follower.cancel()
+        try? await bff.shutdown()
+    }
+}
+
+/// A failure that ends the program with a message and an exit code.
+struct ExampleFailure: Error, CustomStringConvertible {
+    let description: String
+    let code: Int32
+
+    init(_ description: String, code: Int32) {
+        self.description = description
+        self.code = code
+    }
+}

@@ -1,0 +1,89 @@
+import AuthEmulator
+import Foundation
+import NIOHTTP1
+import SecureStore
+import SessionKit
+import SessionKitBFF
+import SessionKitServer
+import SessionKitTesting
+import Testing
+
+/// What the front end is told when a session cannot be renewed: sign in again (invalid_grant: the session is
+/// deleted) or try again later (provider or database down: the session is kept).
+@Suite("Renewal failures", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
+struct FailureTests {
+    @Test("invalid_grant → 401 with sign_in and the session deleted; provider down → 502 and the session kept")
+    func provider() async throws {
+        try await LiveEmulator.with { emulator in
+            let store = try BFFPostgres.Deployment().store()
+            let instance = try await InProcessInstance.start(emulator: emulator, store: store)
+            let browser = CookieBrowser()
+            do {
+                let ids = try await ExpiredSessions.create(2, emulator: emulator, store: store)
+                let cookie = { (id: SessionID) in [("Cookie", "sessionkit=\(id.rawValue)")] }
+
+                // The provider is down: 502, and the session is still there once it is back.
+                try await emulator.controls.inject(.status(503), into: .token)
+                let down = try await browser.send(
+                    .GET, instance.at("/api/userinfo"), headers: cookie(ids[0]), cookies: false)
+                #expect(down.status == 502)
+                #expect(down.json["error"] as? String == "provider_unavailable")
+                try await emulator.controls.clearFaults()
+                let back = try await browser.send(
+                    .GET, instance.at("/api/userinfo"), headers: cookie(ids[0]), cookies: false)
+                #expect(back.status == 200)
+
+                // The provider ended the session (its grants revoked): 401, sign in again, and the session deleted.
+                let subject = try #require(
+                    try await instance.bff.sessions.credentials(for: ids[0]).idTokenClaims?.subject)
+                _ = try await emulator.controls.revokeGrants(forUser: subject)
+                let ended = try await browser.send(
+                    .GET, instance.at("/api/userinfo"), headers: cookie(ids[1]), cookies: false)
+                #expect(ended.status == 401)
+                #expect(ended.json["error"] as? String == "sign_in_required")
+                #expect(ended.json["sign_in"] as? String == "/auth/login")
+                #expect(ended.setCookies.contains { $0.hasPrefix("sessionkit=;") && $0.contains("Max-Age=0") })
+                // What the store holds for it now: no credentials (SessionKit keeps only the generation counter,
+                // which the store's sweep removes), so no instance can serve it again.
+                let reader = SessionManager(provider: instance.bff.provider, store: store, account: ids[1].account)
+                #expect(try await reader.storedCredentials() == nil, "the ended session's tokens were deleted")
+                #expect(
+                    try await browser.send(.GET, instance.at("/auth/me"), headers: cookie(ids[1]), cookies: false)
+                        .status == 401)
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await instance.stop()
+        }
+    }
+
+    @Test("the session store (PostgreSQL) unreachable → 503 with Retry-After, nothing signed out")
+    func databaseDown() async throws {
+        try await LiveEmulator.with { emulator in
+            let deployment = BFFPostgres.Deployment()
+            let store = try deployment.store()
+            let ids = try await ExpiredSessions.create(1, emulator: emulator, store: store)
+            // The same deployment, but this instance's database address answers nothing.
+            let port = try await LoopbackPort.unused()
+            var configuration = store.configuration
+            configuration.port = port
+            configuration.connectTimeout = .milliseconds(500)
+            let unreachable = try PostgresSessionStore(
+                service: deployment.service, configuration: configuration,
+                keys: .init(current: (id: "bff", key: deployment.key)))
+            let instance = try await InProcessInstance.start(emulator: emulator, store: unreachable)
+            let browser = CookieBrowser()
+            let page = try await browser.send(
+                .GET, instance.at("/api/userinfo"), headers: [("Cookie", "sessionkit=\(ids[0].rawValue)")],
+                cookies: false)
+            #expect(page.status == 503)
+            #expect(page.headers.first(name: "Retry-After") == "1")
+            #expect(page.setCookies.isEmpty, "the cookie is kept")
+            let reader = SessionManager(provider: instance.bff.provider, store: store, account: ids[0].account)
+            #expect(try await reader.storedCredentials() != nil, "the session is kept")
+            await browser.shutdown()
+            await instance.stop()
+        }
+    }
+}

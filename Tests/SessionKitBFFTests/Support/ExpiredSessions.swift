@@ -1,0 +1,31 @@
+import AuthEmulator
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitServer
+import SessionKitTesting
+
+/// Sessions whose access tokens have expired, created straight in a deployment's store (password grant as the
+/// confidential client), so that the next forwarded call must renew them.
+enum ExpiredSessions {
+    static func create(_ count: Int, emulator: AuthEmulator, store: any SecureStore) async throws -> [SessionID] {
+        let configuration = try emulator.providerConfiguration(
+            clientID: AuthEmulator.Client.confidentialID, clientSecret: AuthEmulator.Client.confidentialSecret)
+        let sessions = SessionDirectory(provider: ProviderClient(configuration: configuration), store: store)
+        var ids: [SessionID] = []
+        for _ in 0..<count {
+            let credentials = try await sessions.provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            ids.append(try await sessions.create(expired(credentials)))
+        }
+        return ids
+    }
+
+    /// `credentials` as they are once the access token has expired.
+    static func expired(_ credentials: Credentials) -> Credentials {
+        Credentials(
+            accessToken: credentials.accessToken, tokenType: credentials.tokenType, idToken: credentials.idToken,
+            refreshToken: credentials.refreshToken, expiresAt: Date(timeIntervalSinceNow: -1), scope: credentials.scope,
+            receivedAt: Date(timeIntervalSinceNow: -3600))
+    }
+}

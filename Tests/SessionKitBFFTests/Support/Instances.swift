@@ -1,0 +1,160 @@
+import AuthEmulator
+import Foundation
+import Hummingbird
+import Logging
+import SecureStore
+import SessionKit
+import SessionKitBFF
+import SessionKitServer
+import SessionKitTesting
+
+/// One server instance of the back end for front ends under test, in this process or as a process of its own.
+protocol BFFInstance: Sendable {
+    /// Where the test reaches this instance (`http://127.0.0.1:PORT`).
+    var url: URL { get }
+    func stop() async
+}
+
+extension BFFInstance {
+    /// `url` joined with `path` (which starts with `/`).
+    func at(_ path: String) -> URL { URL(string: url.absoluteString + path)! }
+}
+
+/// An instance in this process: a Hummingbird application on a loopback port, with the example's routes.
+final class InProcessInstance: BFFInstance {
+    let url: URL
+    let bff: BackendForFrontend
+    private let server: Task<Void, any Error>
+    private let follower: Task<Void, Never>
+
+    private init(url: URL, bff: BackendForFrontend, server: Task<Void, any Error>, follower: Task<Void, Never>) {
+        self.url = url
+        self.bff = bff
+        self.server = server
+        self.follower = follower
+    }
+
+    /// Starts an instance for `deployment`, signing in at `emulator` as `clientID`, and waits until it answers.
+    static func start(
+        emulator: AuthEmulator, store: any SecureStore, publicURL: URL? = nil, upstream: URL? = nil,
+        clientID: String = AuthEmulator.Client.confidentialID,
+        clientSecret: String = AuthEmulator.Client.confidentialSecret
+    ) async throws -> InProcessInstance {
+        let port = try await LoopbackPort.unused()
+        let url = URL(string: "http://127.0.0.1:\(port)")!
+        let provider = ProviderClient(
+            configuration: try emulator.providerConfiguration(clientID: clientID, clientSecret: clientSecret))
+        let sessions = SessionDirectory(provider: provider, store: store)
+        let bff = try BackendForFrontend(
+            configuration: try .init(publicURL: publicURL ?? url, upstream: upstream ?? emulator.issuer),
+            sessions: sessions)
+        let router = Router(context: BasicBFFRequestContext.self)
+        router.add(middleware: bff.sessionMiddleware())
+        bff.addRoutes(to: router)
+        router.get("hello") { _, context -> String in
+            guard let claims = try await context.session?.idTokenClaims() else { return "not signed in" }
+            return "Hello, \(claims.name ?? "?")"
+        }
+        var logger = Logger(label: "bff-test")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let follower = Task { await bff.followChanges() }
+        let instance = InProcessInstance(url: url, bff: bff, server: server, follower: follower)
+        try await waitUntilAnswering(instance)
+        return instance
+    }
+
+    func stop() async {
+        follower.cancel()
+        server.cancel()
+        _ = await server.result
+        try? await bff.shutdown()
+    }
+}
+
+/// An instance as a process of its own: the example program `sessionkit-bff`.
+final class ProcessInstance: BFFInstance {
+    let url: URL
+    private let process: Process
+
+    private init(url: URL, process: Process) {
+        self.url = url
+        self.process = process
+    }
+
+    /// Starts `sessionkit-bff` for `deployment` against `emulator`, and waits until it answers.
+    static func start(
+        emulator: AuthEmulator, deployment: BFFPostgres.Deployment, keyFile: URL, publicURL: URL? = nil,
+        extraArguments: [String] = []
+    ) async throws -> ProcessInstance {
+        let port = try await LoopbackPort.unused()
+        let url = URL(string: "http://127.0.0.1:\(port)")!
+        guard let database = BFFPostgres.url else { throw BFFPostgres.Missing() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
+        process.arguments =
+            [
+                "--port", "\(port)", "--public-url", (publicURL ?? url).absoluteString,
+                "--issuer", emulator.issuer.absoluteString, "--database-url", database,
+                "--sealing-key-file", keyFile.path, "--service", deployment.service,
+                "--client-secret-file", try secretFile(beside: keyFile).path,
+            ] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let instance = ProcessInstance(url: url, process: process)
+        do {
+            try await waitUntilAnswering(instance)
+        } catch {
+            await instance.stop()
+            throw error
+        }
+        return instance
+    }
+
+    /// Writes the deployment's sealing key where `sessionkit-bff` reads it (mode 0600).
+    static func keyFile(for deployment: BFFPostgres.Deployment, in folder: TemporaryFolder) throws -> URL {
+        let file = folder.url.appendingPathComponent("sealing-key")
+        guard
+            FileManager.default.createFile(
+                atPath: file.path, contents: Data(deployment.keyHex.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CookieBrowser.Failure("cannot write \(file.path)") }
+        return file
+    }
+
+    /// The emulator's confidential client secret in a 0600 file next to `keyFile`.
+    static func secretFile(beside keyFile: URL) throws -> URL {
+        let file = keyFile.deletingLastPathComponent().appendingPathComponent("client-secret")
+        guard
+            FileManager.default.createFile(
+                atPath: file.path, contents: Data(AuthEmulator.Client.confidentialSecret.utf8),
+                attributes: [.posixPermissions: 0o600])
+        else { throw CookieBrowser.Failure("cannot write \(file.path)") }
+        return file
+    }
+
+    func stop() async {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Waits until `instance` answers `GET /auth/me` (401 without a session), for up to 30 s.
+func waitUntilAnswering(_ instance: some BFFInstance) async throws {
+    let browser = CookieBrowser()
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if let page = try? await browser.get(instance.at("/auth/me")), page.status == 401 {
+            await browser.shutdown()
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    await browser.shutdown()
+    throw CookieBrowser.Failure("the instance at \(instance.url) did not answer within 30 s")
+}
