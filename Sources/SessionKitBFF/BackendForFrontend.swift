@@ -40,7 +40,7 @@ public final class BackendForFrontend: Sendable {
     ///
     /// - Parameter logger: Where to log; nothing is logged without one, and never a token, code or cookie.
     /// - Throws: ``BackendForFrontendError/Code/invalidConfiguration`` when the upstream is not an absolute
-    ///   `http(s)` URL.
+    ///   `http(s)` URL, or the anti-forgery header is not a valid field name.
     public init(configuration: Configuration, sessions: SessionDirectory, logger: Logger? = nil)
         throws(BackendForFrontendError)
     {
@@ -53,10 +53,16 @@ public final class BackendForFrontend: Sendable {
                         + "https://api.example.com/")
             }
         }
+        guard let forgeryCheck = RequestForgeryCheck(configuration: configuration) else {
+            throw BackendForFrontendError(
+                .invalidConfiguration,
+                "the anti-forgery header '\(configuration.antiForgeryHeader)' is not a valid HTTP field name; use "
+                    + "letters, digits and '-', such as X-CSRF")
+        }
         self.configuration = configuration
         self.sessions = sessions
         self.cookies = SessionCookies(configuration: configuration)
-        self.forgeryCheck = RequestForgeryCheck(configuration: configuration)
+        self.forgeryCheck = forgeryCheck
         self.signIns = PendingSignIns(store: sessions.store, lifetime: configuration.signInTimeout)
         self.logger = logger
         var client = HTTPClient.Configuration()

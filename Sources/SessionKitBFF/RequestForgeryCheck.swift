@@ -10,10 +10,11 @@ struct RequestForgeryCheck: Sendable {
     let origin: String
     let headerName: HTTPField.Name
 
-    init(configuration: BackendForFrontend.Configuration) {
+    /// `nil` when the configured anti-forgery header is not a valid field name.
+    init?(configuration: BackendForFrontend.Configuration) {
+        guard let headerName = HTTPField.Name(configuration.antiForgeryHeader) else { return nil }
         origin = configuration.origin
-        // A configured name that is not a valid field name falls back to the default.
-        headerName = HTTPField.Name(configuration.antiForgeryHeader) ?? HTTPField.Name("X-CSRF")!
+        self.headerName = headerName
     }
 
     static func changesState(_ method: HTTPRequest.Method) -> Bool {
