@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "BenchmarkSupport", swiftSettings: strictSettings),
         // The floor of the CLI comparison: a hello-world built exactly like sessionctl.
         .executableTarget(name: "hello", swiftSettings: strictSettings),
+        // The floor of a program that links Foundation, built the same way: what Foundation alone costs.
+        .executableTarget(name: "hello-foundation", swiftSettings: strictSettings),
         // Issue 8, item 2: credentials() on a valid session against reading the store on every call.
         .executableTarget(
             name: "credentials-bench",
