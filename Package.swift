@@ -155,7 +155,12 @@ let package = Package(
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // SwiftPM links executables with --export-dynamic on Linux; the Swift runtime's start-up (the
+            // backtracer's dladdr) then walks every exported symbol, 38,000 of them in sessionctl: 1.4 M of the
+            // 7.3 M instructions `sessionctl token` took (BENCHMARKS.md, issue 13). Nothing loads sessionctl as a
+            // library, so it exports nothing.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
         ),
         .executableTarget(
             name: "sessionkit-emulator",
