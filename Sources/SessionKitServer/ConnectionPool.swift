@@ -84,7 +84,7 @@ final class ConnectionPool: Sendable {
 
     /// PostgresNIO's configuration for a connection of the store: its TLS mode, the timeouts as startup
     /// parameters.
-    static func postgresConfiguration(
+    private static func postgresConfiguration(
         _ configuration: PostgresSessionStore.Configuration
     ) throws(SecureStoreError) -> PostgresConnection.Configuration {
         var options = PostgresConnection.Configuration.Options()
@@ -106,8 +106,13 @@ final class ConnectionPool: Sendable {
         return postgres
     }
 
+    /// PostgresNIO's configuration for this pool's database, made once.
+    func connectionConfiguration() throws(SecureStoreError) -> PostgresConnection.Configuration {
+        try postgres.get()
+    }
+
     private func connect() throws(SecureStoreError) -> PostgresConnection {
-        let postgres = try self.postgres.get()
+        let postgres = try connectionConfiguration()
         let id = nextID.add(1, ordering: .relaxed).oldValue
         do {
             // PostgresNIO's connect timeout covers the TCP connect and the handshake; this bound on the wait

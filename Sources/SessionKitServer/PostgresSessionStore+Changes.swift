@@ -51,7 +51,7 @@ extension PostgresSessionStore {
         do {
             connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(),
-                configuration: try ConnectionPool.postgresConfiguration(configuration),
+                configuration: try pool.connectionConfiguration(),
                 id: 0,
                 logger: logger
             )

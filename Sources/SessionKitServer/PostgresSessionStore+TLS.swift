@@ -32,6 +32,14 @@ extension PostgresSessionStore {
             }
         }
 
+        /// Whether the server's certificate is checked (and `sslrootcert` means anything).
+        var verifiesCertificates: Bool {
+            switch self {
+            case .disable, .prefer, .require: false
+            case .verifyCA, .verifyFull: true
+            }
+        }
+
         /// Reads `sslmode` and `sslrootcert` as a database URL carries them.
         ///
         /// - Throws: ``SecureStoreError/Code/invalidArgument`` for an unknown mode, or a root certificate file
@@ -49,10 +57,7 @@ extension PostgresSessionStore {
                     message: "the database URL's sslmode '\(other)' is not one of disable, prefer, require, "
                         + "verify-ca, verify-full")
             }
-            if rootCertificates != nil,
-                ![.verifyCA(rootCertificates: rootCertificates), .verifyFull(rootCertificates: rootCertificates)]
-                    .contains(self)
-            {
+            if rootCertificates != nil, !verifiesCertificates {
                 throw SecureStoreError(
                     code: .invalidArgument,
                     message: "the database URL names sslrootcert, which only sslmode=verify-ca or verify-full use; "

@@ -6,7 +6,7 @@ extension SessionDirectory {
     /// Each use stamps the entry with a counter; when an insert passes the capacity, the oldest eighth is
     /// dropped in one pass, so eviction costs O(log n) per insert on average.
     struct LRU {
-        private var entries: [SessionID: (manager: SessionManager, lastUse: UInt64)] = [:]
+        private var entries: [SessionID: (manager: SessionManager, digest: String, lastUse: UInt64)] = [:]
         /// Each entry's id by the hex SHA-256 of its store key, as change notifications name items.
         private var byDigest: [String: SessionID] = [:]
         private var clock: UInt64 = 0
@@ -17,14 +17,15 @@ extension SessionDirectory {
         mutating func use(_ id: SessionID) -> SessionManager? {
             guard let entry = entries[id] else { return nil }
             clock += 1
-            entries[id] = (entry.manager, clock)
+            entries[id] = (entry.manager, entry.digest, clock)
             return entry.manager
         }
 
         mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
             clock += 1
-            entries[id] = (manager, clock)
-            byDigest[PostgresSessionStore.hex(PostgresSessionStore.digestData(manager.storeKey))] = id
+            let digest = PostgresSessionStore.hex(PostgresSessionStore.digestData(manager.storeKey))
+            entries[id] = (manager, digest, clock)
+            byDigest[digest] = id
             guard entries.count > capacity else { return }
             let excess = entries.count - capacity + max(0, capacity / 8)
             let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
@@ -48,7 +49,7 @@ extension SessionDirectory {
 
         private mutating func drop(_ id: SessionID) {
             guard let entry = entries.removeValue(forKey: id) else { return }
-            byDigest[PostgresSessionStore.hex(PostgresSessionStore.digestData(entry.manager.storeKey))] = nil
+            byDigest[entry.digest] = nil
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import SecureStore
 import SecureStoreTesting
+import SessionKitTesting
 import Testing
 
 @testable import SessionKitServer

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PostgresNIO
 import SecureStore
+import SessionKitTesting
 import Testing
 
 @testable import SessionKitServer
@@ -11,19 +12,10 @@ import Testing
 /// Without it the tests are skipped with a note, unless `SESSIONKIT_REQUIRE_POSTGRES=1` (CI), which makes them
 /// run and fail.
 enum TestPostgres {
-    static var url: String? {
-        ProcessInfo.processInfo.environment["SESSIONKIT_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    static var isRequired: Bool {
-        ProcessInfo.processInfo.environment["SESSIONKIT_REQUIRE_POSTGRES"] == "1"
-    }
-
-    /// Whether the PostgreSQL tests should run: a URL is set, or one is required (and they will fail).
-    static var shouldRun: Bool { url != nil || isRequired }
-
-    static let skipNote: Comment =
-        "needs SESSIONKIT_POSTGRES_URL: run `export SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)`"
+    static var url: String? { TestPostgresEnvironment.url }
+    static var isRequired: Bool { TestPostgresEnvironment.isRequired }
+    static var shouldRun: Bool { TestPostgresEnvironment.shouldRun }
+    static let skipNote = Comment(rawValue: TestPostgresEnvironment.skipReason)
 
     /// scripts/postgres-restart.sh, for the cluster scripts/postgres-start.sh started in this checkout.
     static let restartScript = URL(fileURLWithPath: #filePath)
@@ -85,12 +77,7 @@ enum TestPostgres {
             in: .whitespacesAndNewlines)
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String {
-            "SESSIONKIT_REQUIRE_POSTGRES=1 but SESSIONKIT_POSTGRES_URL is not set; start one with "
-                + "scripts/postgres-start.sh"
-        }
-    }
+    typealias Missing = TestPostgresEnvironment.Missing
 
     /// The configuration from the URL, with `change` applied.
     static func configuration(
