@@ -69,6 +69,6 @@ extension SecureStore {
 
     /// Stores `string` as UTF-8 under `key`, replacing any earlier value.
     public func setString(_ string: String, forKey key: String) throws(SecureStoreError) {
-        try setData(Data(string.utf8), forKey: key)
+        try setData(Data(utf8Of: string), forKey: key)
     }
 }

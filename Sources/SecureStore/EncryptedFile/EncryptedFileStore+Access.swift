@@ -18,12 +18,18 @@ extension EncryptedFileStore {
 
     /// Reads and decrypts all of this service's items; a missing file means no items.
     func readItems() throws(SecureStoreError) -> [String: Data] {
-        try readSealed(at: filePath, service: service, describing: "the store file")
+        ItemCodec.dictionary(try readSealed(at: filePath, service: service, describing: "the store file"))
+    }
+
+    /// Reads and decrypts the item under `key`, without building a dictionary of all items (see
+    /// ``ItemCodec/decode(_:)``): the read that every `sessionctl token` makes.
+    func readItem(forKey key: String) throws(SecureStoreError) -> Data? {
+        try readSealed(at: filePath, service: service, describing: "the store file").first { $0.key == key }?.value
     }
 
     /// Reads and decrypts the items sealed for `service` in the file at `path`; a missing file means none.
     func readSealed(at path: String, service: String, describing name: String) throws(SecureStoreError)
-        -> [String: Data]
+        -> [ItemCodec.Item]
     {
         let file: Data?
         do {
@@ -31,7 +37,7 @@ extension EncryptedFileStore {
         } catch {
             throw SecureStoreError(error, while: "reading \(name)")
         }
-        guard let file else { return [:] }
+        guard let file else { return [] }
         return try Format.open(file, service: service, keys: storeKeys, path: path)
     }
 

@@ -58,7 +58,7 @@ extension EncryptedFileStore {
             service: String,
             keys: StoreKeys,
             path: String
-        ) throws(SecureStoreError) -> [String: Data] {
+        ) throws(SecureStoreError) -> [ItemCodec.Item] {
             let bytes = [UInt8](file)
             guard bytes.count >= minimumCount else {
                 throw corrupted(path, "it is truncated (\(bytes.count) bytes, at least \(minimumCount) expected)")
@@ -98,7 +98,7 @@ extension EncryptedFileStore {
 
         /// The additional authenticated data: magic, version, then the service name with its UTF-8 length.
         static func authenticatedData(service: String) -> Data {
-            let name = Data(service.utf8)
+            let name = Data(utf8Of: service)
             var data = Data(magic)
             data.append(version)
             let length = UInt32(truncatingIfNeeded: name.count)

@@ -31,6 +31,7 @@ extension EncryptedFileStore: SecureStoreJournal {
     }
 
     private func readJournal() throws(SecureStoreError) -> [String: Data] {
-        try readSealed(at: journalPath, service: journalService, describing: "the store's journal")
+        ItemCodec.dictionary(
+            try readSealed(at: journalPath, service: journalService, describing: "the store's journal"))
     }
 }

@@ -59,7 +59,7 @@ public struct EncryptedFileStore: SecureStore {
     /// Returns the data stored under `key`, or `nil` when there is none.
     public func data(forKey key: String) throws(SecureStoreError) -> Data? {
         try Self.validate(key: key)
-        return try readItems()[key]
+        return try readItem(forKey: key)
     }
 
     /// Stores `data` under `key`, replacing any earlier value.

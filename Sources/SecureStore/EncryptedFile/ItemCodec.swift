@@ -21,7 +21,7 @@ enum ItemCodec {
         var output = Data()
         appendLength(items.count, to: &output)
         for key in items.keys.sorted() {
-            let keyBytes = Data(key.utf8)
+            let keyBytes = Data(utf8Of: key)
             appendLength(keyBytes.count, to: &output)
             output.append(keyBytes)
             let value = items[key] ?? Data()
@@ -31,26 +31,45 @@ enum ItemCodec {
         return output
     }
 
-    /// Decodes a payload made by ``encode(_:)``.
-    static func decode(_ payload: Data) throws(DecodingError) -> [String: Data] {
+    /// One decoded item.
+    struct Item {
+        /// The item's key.
+        let key: String
+        /// The item's value.
+        let value: Data
+    }
+
+    /// Decodes a payload made by ``encode(_:)``, in the order it holds the items.
+    ///
+    /// A list, not a dictionary: building a `[String: Data]` makes the runtime check `String: Hashable`, and the
+    /// first such check scans every conformance of a binary as large as `sessionctl` (BENCHMARKS.md, issue 13).
+    /// Readers of one item search the list; writers turn it into a dictionary with ``dictionary(_:)``.
+    static func decode(_ payload: Data) throws(DecodingError) -> [Item] {
         let bytes = [UInt8](payload)
         var offset = 0
         let count = try readLength(bytes, &offset)
-        var items: [String: Data] = [:]
+        var items: [Item] = []
         for _ in 0..<count {
             let keyBytes = try readChunk(bytes, &offset)
             guard let key = String(validating: keyBytes, as: UTF8.self) else {
                 throw DecodingError(offset: offset, reason: "key is not UTF-8")
             }
             let value = try readChunk(bytes, &offset)
-            guard items.updateValue(Data(value), forKey: key) == nil else {
-                throw DecodingError(offset: offset, reason: "repeated key")
-            }
+            items.append(Item(key: key, value: Data(value)))
         }
         guard offset == bytes.count else {
             throw DecodingError(offset: offset, reason: "\(bytes.count - offset) bytes after the last item")
         }
+        let keys = items.map(\.key).sorted()
+        if let repeated = zip(keys, keys.dropFirst()).first(where: { $0 == $1 }) {
+            throw DecodingError(offset: offset, reason: "repeated key '\(repeated.0)'")
+        }
         return items
+    }
+
+    /// The decoded `items` by key (``decode(_:)`` has rejected repeated keys).
+    static func dictionary(_ items: [Item]) -> [String: Data] {
+        Dictionary(items.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     private static func appendLength(_ length: Int, to output: inout Data) {

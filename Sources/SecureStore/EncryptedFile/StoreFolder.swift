@@ -24,7 +24,7 @@ enum StoreFolder {
                 }
             }
         )
-        let digest = SHA256.hash(data: Data(service.utf8)).prefix(16)
+        let digest = SHA256.hash(data: Data(utf8Of: service)).prefix(16)
         // Built by hand: `joined()` costs a protocol-conformance scan of the whole binary on its first use.
         var hex = ""
         let digits = Array("0123456789abcdef")

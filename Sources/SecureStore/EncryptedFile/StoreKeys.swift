@@ -11,7 +11,7 @@ struct StoreKeys: Sendable {
     /// 16 bytes that identify the key: the first bytes of an HMAC-SHA256 under a derived key.
     let check: Data
 
-    private static let salt = Data("SessionKit.SecureStore.EncryptedFileStore.v1".utf8)
+    private static let salt = Data(utf8Of: "SessionKit.SecureStore.EncryptedFileStore.v1")
 
     /// Derives the store keys from `key`, which must be 256 bits long.
     init(deriving key: SymmetricKey) throws(SecureStoreError) {
@@ -24,16 +24,16 @@ struct StoreKeys: Sendable {
         encryption = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key,
             salt: Self.salt,
-            info: Data("aes-256-gcm".utf8),
+            info: Data(utf8Of: "aes-256-gcm"),
             outputByteCount: 32
         )
         let checkKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key,
             salt: Self.salt,
-            info: Data("key-check".utf8),
+            info: Data(utf8Of: "key-check"),
             outputByteCount: 32
         )
-        let code = HMAC<SHA256>.authenticationCode(for: Data("key-check-value".utf8), using: checkKey)
+        let code = HMAC<SHA256>.authenticationCode(for: Data(utf8Of: "key-check-value"), using: checkKey)
         check = Data(code).prefix(EncryptedFileStore.Format.keyCheckCount)
     }
 }

@@ -6,7 +6,9 @@ import Synchronization
 final class ChangeSignal: Sendable {
     private struct State {
         var nextID = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Starts as `Dictionary()`, not `[:]`: the literal builds storage for its type, which makes the runtime
+        /// check `Never: Error` at start-up, a scan of every conformance in a binary like `sessionctl`'s.
+        var waiters = [Int: CheckedContinuation<Void, Never>]()
         /// Waiters that have an id but have not registered yet.
         var arriving: Set<Int> = []
         /// Arriving waiters cancelled before they registered: they must not wait at all.

@@ -30,17 +30,18 @@ extension SessionManager {
             }
             fresh = record
         }
-        let task: Task<Credentials, any Error>
-        if let running = renewal.withLock({ $0 }) {
-            task = running
+        let running: RunningRenewal
+        if let current = renewal.withLock({ $0 }) {
+            running = current
         } else {
-            task = Task { [fresh] in
-                try await self.performRenewal(minTTL: minTTL, scope: scope, force: force, fresh: fresh)
-            }
-            renewal.withLock { $0 = task }
+            running = RunningRenewal(
+                task: Task { [fresh] in
+                    try await self.performRenewal(minTTL: minTTL, scope: scope, force: force, fresh: fresh)
+                })
+            renewal.withLock { $0 = running }
         }
-        let result = await task.result
-        renewal.withLock { if $0 == task { $0 = nil } }
+        let result = await running.task.result
+        renewal.withLock { if $0 === running { $0 = nil } }
         do {
             return try result.get()
         } catch {

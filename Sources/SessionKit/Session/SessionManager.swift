@@ -39,7 +39,7 @@ public actor SessionManager {
     let states = StateBroadcaster()
     /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
     /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
-    let renewal = Mutex<Task<Credentials, any Error>?>(nil)
+    let renewal = Mutex<RunningRenewal?>(nil)
     /// A renewal whose credentials could not be saved yet; saved before anything else renews.
     let pending = Mutex<PendingRenewal?>(nil)
     /// Wakes calls waiting for another instance's renewal when the store announces a change.
@@ -120,7 +120,7 @@ public actor SessionManager {
         }
         if let running = renewal.withLock({ $0 }) {
             do {
-                return try await running.value
+                return try await running.task.value
             } catch {
                 throw ProviderClient.wrap(error)
             }

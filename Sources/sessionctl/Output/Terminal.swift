@@ -1,4 +1,5 @@
 import Foundation
+import SecureStore
 
 #if canImport(Glibc)
     import Glibc
@@ -32,17 +33,17 @@ enum Terminal {
 
     /// Writes one line to standard output.
     static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data(utf8Of: line + "\n"))
     }
 
     /// Writes one line to standard error.
     static func err(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(utf8Of: line + "\n"))
     }
 
     /// Writes `text` to standard error without a newline (prompts, spinners).
     static func errRaw(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        FileHandle.standardError.write(Data(utf8Of: text))
     }
 
     /// Reads one line from standard input; on a terminal, with echo off (for passwords).

@@ -1,0 +1,13 @@
+/// The renewal a ``SessionManager`` is running, which callers arriving meanwhile wait for.
+///
+/// A class around the task rather than the task itself: a `Mutex<Task<Credentials, any Error>?>` makes the
+/// runtime check at start-up that `any Error` conforms to `Error`, and in a binary the size of `sessionctl`
+/// that first check scans every protocol conformance in it (BENCHMARKS.md, issue 13).
+final class RunningRenewal: Sendable {
+    /// The renewal; its value is the renewed credentials.
+    let task: Task<Credentials, any Error>
+
+    init(task: Task<Credentials, any Error>) {
+        self.task = task
+    }
+}
