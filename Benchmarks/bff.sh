@@ -5,13 +5,19 @@
 #   swift build -c release --product sessionkit-bff && swift build -c release --product sessionkit-emulator
 #   scripts/postgres-start.sh            # or SESSIONKIT_POSTGRES_URL=...
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
-#                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm)
+#                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm),
+#                                        PIN=1 (the tiers on their own cores, see below)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), then through the
 #    two instances (GET /api/.well-known/jwks.json, one wrk on each, every request with the next user's cookie):
 #    requests per second and p50/p99 latency, in the same run.
 # 2. A renewal storm: once every access token has expired (they live 120 s), every user's GET /api/userinfo on both
 #    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
+#
+# PIN=1 stands in for separate machines on this one: the upstream and the load generators (the emulator and
+# both wrk processes) run on CPU 0, the two BFF instances on CPU 1, so that the BFF's own work does not take
+# CPU time from the upstream it forwards to (in production it runs on hosts of its own). The direct runs get
+# the same CPU 0 as the forwarded ones. Without PIN, every process shares both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 users=${USERS:-1000}
@@ -19,6 +25,13 @@ duration=${DURATION:-10}
 connections=${CONNECTIONS:-16}
 bin=${BIN:-.build/release}
 lifetime=${LIFETIME:-120}
+upstream_cpus=()
+bff_cpus=()
+if [ "${PIN:-0}" = 1 ]; then
+    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 1; }
+    upstream_cpus=(taskset -c 0)
+    bff_cpus=(taskset -c 1)
+fi
 for program in sessionkit-bff sessionkit-emulator; do
     [ -x "$bin/$program" ] || { echo "build first: swift build -c release --product $program" >&2; exit 1; }
 done
@@ -32,7 +45,7 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; r
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { # URL: until it answers at all
-    for _ in $(seq 200); do python3 - "$1" <<'PY' && return 0 || sleep 0.1; done
+    for _ in $(seq 200); do python3 - "$1" 2>/dev/null <<'PY' && return 0 || sleep 0.1; done
 import sys, urllib.request, urllib.error
 try:
     urllib.request.urlopen(sys.argv[1], timeout=1)
@@ -45,7 +58,7 @@ PY
 emulator_port=$(free_port)
 issuer="http://127.0.0.1:$emulator_port"
 echo "{\"lifetimes\": {\"accessToken\": $lifetime}}" > "$work/emulator.json"
-"$bin/sessionkit-emulator" serve --port "$emulator_port" --config "$work/emulator.json" --test-controls \
+"${upstream_cpus[@]}" "$bin/sessionkit-emulator" serve --port "$emulator_port" --config "$work/emulator.json" --test-controls \
     --auto-sign-in alice@example.com > "$work/emulator.log" 2>&1 &
 pids+=($!)
 wait_for "$issuer/.well-known/openid-configuration"
@@ -56,7 +69,7 @@ chmod 600 "$work/key" "$work/secret"
 a_port=$(free_port)
 b_port=$(free_port)
 for port in "$a_port" "$b_port"; do
-    "$bin/sessionkit-bff" --port "$port" --public-url "http://127.0.0.1:$a_port" --issuer "$issuer/" \
+    "${bff_cpus[@]}" "$bin/sessionkit-bff" --port "$port" --public-url "http://127.0.0.1:$a_port" --issuer "$issuer/" \
         --client-secret-file "$work/secret" --database-url "$database" --sealing-key-file "$work/key" \
         --service "bench.bff.$$" --min-token-ttl 5 > "$work/bff-$port.log" 2>&1 &
     pids+=($!)
@@ -101,9 +114,10 @@ run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the 
     local emulator_before bff_before
     emulator_before=$(cpu_ticks "${pids[0]}")
     bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
-    wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$first" > "$work/$label-1" &
+    "${upstream_cpus[@]}" wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$first" \
+        > "$work/$label-1" &
     local one=$!
-    wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$second" > "$work/$label-2"
+    "${upstream_cpus[@]}" wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$second" > "$work/$label-2"
     wait "$one"
     summary "$label" "$work/$label-1" "$work/$label-2"
     python3 - "$(cpu_ticks "${pids[0]}")" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
@@ -115,7 +129,8 @@ per = lambda ticks: f"{ticks / tick / requests * 1e6:.0f} us"
 print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)} ({requests} requests)")
 PY
 }
-echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections"
+echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections," \
+    "$([ "${PIN:-0}" = 1 ] && echo "upstream and wrk on CPU 0, BFF instances on CPU 1" || echo "all processes on all CPUs")"
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
 run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
