@@ -27,7 +27,8 @@ extension BackendForFrontend {
         guard let target = Self.target(of: request.uri.string, under: configuration.prefix + "/api", upstream: upstream)
         else {
             return Answers.error(
-                .badRequest, "invalid_path", "The path has '.' or '..' segments, which are not forwarded.")
+                .badRequest, "invalid_path",
+                "The path has '.' or '..' segments, a backslash or an encoded slash, which are not forwarded.")
         }
         let credentials: Credentials
         do {
@@ -66,13 +67,15 @@ extension BackendForFrontend {
     }
 
     /// The upstream URL for a request target such as `/api/orders?x=1` (`/orders?x=1` under the upstream), or
-    /// `nil` when the path has dot segments (which could climb above the upstream's base path).
+    /// `nil` when the path has dot segments, or a backslash or an encoded slash or backslash: any of them could
+    /// climb above the upstream's base path on a server that decodes or normalises them.
     static func target(of requestTarget: String, under mount: String, upstream: URL) -> String? {
         guard requestTarget.hasPrefix(mount) else { return nil }
         var rest = String(requestTarget.dropFirst(mount.count))
         if !rest.hasPrefix("/") { rest = "/" + rest }
-        let path = rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        let segments = path.lowercased().replacingOccurrences(of: "%2e", with: ".").split(separator: "/")
+        let path = (rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "").lowercased()
+        guard !path.contains("\\"), !path.contains("%2f"), !path.contains("%5c") else { return nil }
+        let segments = path.replacingOccurrences(of: "%2e", with: ".").split(separator: "/")
         guard !segments.contains(where: { $0 == "." || $0 == ".." }) else { return nil }
         var base = upstream.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

@@ -110,7 +110,7 @@ struct ForwardingTests {
         }
     }
 
-    @Test("no session: 401 with sign_in; a malformed cookie: 401; dot segments: 400")
+    @Test("no session: 401 with sign_in; a malformed cookie: 401; dot segments, encoded slashes: 400")
     func withoutSession() async throws {
         try await Self.withSignedIn { _, _, instance, browser in
             let anonymous = CookieBrowser()
@@ -123,6 +123,9 @@ struct ForwardingTests {
             await anonymous.shutdown()
             #expect(try await browser.get(instance.at("/api/a/../../secret")).status == 400)
             #expect(try await browser.get(instance.at("/api/a/%2e%2e/secret")).status == 400)
+            #expect(try await browser.get(instance.at("/api/a/..%2F..%2Fsecret")).status == 400)
+            #expect(try await browser.get(instance.at("/api/a/..%5c..%5csecret")).status == 400)
+            #expect(try await browser.get(instance.at("/api/a/b%2e%2ec/ok")).status != 400)
         }
     }
 }
