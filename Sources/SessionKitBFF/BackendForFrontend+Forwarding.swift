@@ -16,7 +16,7 @@ extension BackendForFrontend {
     /// 502/503 when the provider or the store cannot renew the token right now (the session is kept); 502 or
     /// 504 when the upstream cannot be reached or is too slow. The upstream's own answers pass through as sent.
     func forward(_ request: Request) async -> Response {
-        guard let upstream = configuration.upstream else {
+        guard let upstreamBase else {
             return Answers.error(.notFound, "not_found", "No upstream is configured for /api.")
         }
         if let refusal = forgeryCheck.refusal(for: request) { return refusal }
@@ -24,7 +24,7 @@ extension BackendForFrontend {
             return Answers.error(
                 .unauthorized, "sign_in_required", "There is no session; send the user to sign in.", signIn: signInPath)
         }
-        guard let target = Self.target(of: request.uri.string, under: configuration.prefix + "/api", upstream: upstream)
+        guard let target = Self.target(of: request.uri.string, under: configuration.prefix + "/api", base: upstreamBase)
         else {
             return Answers.error(
                 .badRequest, "invalid_path",
@@ -38,8 +38,7 @@ extension BackendForFrontend {
         }
         var outgoing = HTTPClientRequest(url: target)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        let extra: Set<String> = [configuration.antiForgeryHeader.lowercased()]
-        outgoing.headers = HopByHopHeaders.upstream(request.headers, also: extra)
+        outgoing.headers = HopByHopHeaders.upstream(request.headers, removing: headersNotForwarded)
         outgoing.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(credentials.accessToken.unsafeRawValue)")
         if let length = request.headers[.contentLength].flatMap(Int64.init) {
             if length > 0 { outgoing.body = .stream(request.body, length: .known(length)) }
@@ -66,10 +65,11 @@ extension BackendForFrontend {
             })
     }
 
-    /// The upstream URL for a request target such as `/api/orders?x=1` (`/orders?x=1` under the upstream), or
-    /// `nil` when the path has dot segments, or a backslash or an encoded slash or backslash: any of them could
-    /// climb above the upstream's base path on a server that decodes or normalises them.
-    static func target(of requestTarget: String, under mount: String, upstream: URL) -> String? {
+    /// The upstream URL for a request target such as `/api/orders?x=1` (`/orders?x=1` appended to `base`, the
+    /// upstream URL without trailing slashes), or `nil` when the path has dot segments, or a backslash or an
+    /// encoded slash or backslash: any of them could climb above the upstream's base path on a server that
+    /// decodes or normalises them.
+    static func target(of requestTarget: String, under mount: String, base: String) -> String? {
         guard requestTarget.hasPrefix(mount) else { return nil }
         var rest = String(requestTarget.dropFirst(mount.count))
         if !rest.hasPrefix("/") { rest = "/" + rest }
@@ -77,8 +77,6 @@ extension BackendForFrontend {
         guard !path.contains("\\"), !path.contains("%2f"), !path.contains("%5c") else { return nil }
         let segments = path.replacingOccurrences(of: "%2e", with: ".").split(separator: "/")
         guard !segments.contains(where: { $0 == "." || $0 == ".." }) else { return nil }
-        var base = upstream.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
         return base + rest
     }
 }

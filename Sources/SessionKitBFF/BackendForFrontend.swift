@@ -34,6 +34,10 @@ public final class BackendForFrontend: Sendable {
     let signIns: PendingSignIns
     let httpClient: HTTPClient
     let logger: Logger?
+    /// The upstream URL without trailing slashes, which forwarded paths are appended to; `nil` without one.
+    let upstreamBase: String?
+    /// The request headers never forwarded: hop-by-hop, withheld, and the anti-forgery header.
+    let headersNotForwarded: Set<String>
 
     /// Creates a back end for front ends over `sessions`, whose provider must be configured as a confidential
     /// client (a client secret) with the callback URL ``Configuration/callbackURL`` registered.
@@ -65,6 +69,10 @@ public final class BackendForFrontend: Sendable {
         self.forgeryCheck = forgeryCheck
         self.signIns = PendingSignIns(store: sessions.store, lifetime: configuration.signInTimeout)
         self.logger = logger
+        var base = configuration.upstream?.absoluteString
+        while base?.hasSuffix("/") == true { base?.removeLast() }
+        self.upstreamBase = base
+        self.headersNotForwarded = HopByHopHeaders.removedUpstream.union([configuration.antiForgeryHeader.lowercased()])
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow
         client.decompression = .disabled

@@ -28,12 +28,11 @@ enum HopByHopHeaders {
         Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
     }
 
-    /// The request's headers as they go upstream.
-    static func upstream(_ fields: HTTPFields, also extra: Set<String>) -> HTTPHeaders {
+    /// The request's headers as they go upstream: without those in `removed` (``removedUpstream`` and any the
+    /// caller withholds too) and those the request's `Connection` header names.
+    static func upstream(_ fields: HTTPFields, removing removed: Set<String>) -> HTTPHeaders {
         let listed = fields[values: .connection]
-        let removed =
-            listed.isEmpty
-            ? removedUpstream.union(extra) : removedUpstream.union(extra).union(named(inConnection: listed))
+        let removed = listed.isEmpty ? removed : removed.union(named(inConnection: listed))
         var headers = HTTPHeaders()
         for field in fields where !removed.contains(field.name.canonicalName) {
             headers.add(name: field.name.rawName, value: field.value)

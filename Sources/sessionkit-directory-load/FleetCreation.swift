@@ -32,9 +32,9 @@ struct FleetCreation {
 
     /// `credentials` as stored once their access token has expired (renewed tokens are not renewed again).
     static func expired(_ credentials: Credentials) -> Credentials {
-        Credentials(
-            accessToken: credentials.accessToken, tokenType: credentials.tokenType, idToken: credentials.idToken,
-            refreshToken: credentials.refreshToken, expiresAt: Date(timeIntervalSinceNow: -1), scope: credentials.scope,
-            receivedAt: Date(timeIntervalSinceNow: -3600))
+        var expired = credentials
+        expired.expiresAt = Date(timeIntervalSinceNow: -1)
+        expired.receivedAt = Date(timeIntervalSinceNow: -3600)
+        return expired
     }
 }

@@ -23,9 +23,9 @@ enum ExpiredSessions {
 
     /// `credentials` as they are once the access token has expired.
     static func expired(_ credentials: Credentials) -> Credentials {
-        Credentials(
-            accessToken: credentials.accessToken, tokenType: credentials.tokenType, idToken: credentials.idToken,
-            refreshToken: credentials.refreshToken, expiresAt: Date(timeIntervalSinceNow: -1), scope: credentials.scope,
-            receivedAt: Date(timeIntervalSinceNow: -3600))
+        var expired = credentials
+        expired.expiresAt = Date(timeIntervalSinceNow: -1)
+        expired.receivedAt = Date(timeIntervalSinceNow: -3600)
+        return expired
     }
 }
