@@ -21,6 +21,8 @@ def request(url, cookies=None):
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     path = parts.path + ("?" + parts.query if parts.query else "")
     headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
+    if "/api/" in path:
+        headers["X-CSRF"] = "1"  # every API call carries the anti-forgery header
     connection.request("GET", path, headers=headers)
     response = connection.getresponse()
     body = response.read()

@@ -87,7 +87,7 @@ for line in io.lines("$work/ids") do ids[#ids + 1] = line end
 local counter = math.random(#ids)
 request = function()
     counter = counter + 1
-    return wrk.format("GET", nil, {["Cookie"] = "sessionkit=" .. ids[(counter % #ids) + 1]})
+    return wrk.format("GET", nil, {["Cookie"] = "sessionkit=" .. ids[(counter % #ids) + 1], ["X-CSRF"] = "1"})
 end
 LUA
 summary() { # LABEL FILE...: requests/s summed, p50 and p99 of each

@@ -6,7 +6,10 @@ Usage: scripts/chromium-sign-in.py APP_URL EMAIL PASSWORD SCREENSHOT.png
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: file descriptors 3 and 4,
 messages separated by NUL), so nothing but the Python standard library is needed. The steps: open APP_URL, follow
 its "Sign in" link, type the email and password into the identity provider's form, press Continue, and wait until
-the app's page says "Signed in as". Prints one JSON line: {"signed_in_text", "api_text", "url"}. Exits 1 on failure.
+the app's page says "Signed in as"; take the screenshot; then press "Sign out" (the app ends its session and sends the
+browser to the provider's logout, which sends it back), wait for "Not signed in.", follow "Sign in" again and check
+that the provider asks for the password again. Prints one JSON line: {"signed_in_text", "api_text", "url",
+"signed_out_text", "asked_again"}. Exits 1 on failure.
 """
 import base64
 import fcntl
@@ -125,7 +128,18 @@ def main():
         with open(screenshot, "wb") as file:
             file.write(base64.b64decode(shot["data"]))
         url = browser.evaluate("location.href")
-        print(json.dumps({"signed_in_text": signed_in, "api_text": api, "url": url}))
+        browser.evaluate("document.getElementById('logout').click()")
+        signed_out = browser.wait_for(
+            "(t => t === 'Not signed in.' && t)((document.getElementById('who') || {}).textContent)",
+            "the app's 'Not signed in.' line after signing out", timeout=30)
+        browser.wait_for("document.querySelector('a[href=\"/auth/login\"]') !== null", "the Sign in link again")
+        browser.evaluate("document.querySelector('a[href=\"/auth/login\"]').click()")
+        asked_again = browser.wait_for(
+            "document.querySelector('input[name=password]') !== null || "
+            "(document.getElementById('signed-in') ? 'signed straight back in' : false)",
+            "the provider's form (or the app, if the provider still remembered the user)")
+        print(json.dumps({"signed_in_text": signed_in, "api_text": api, "url": url, "signed_out_text": signed_out,
+                          "asked_again": asked_again is True}))
     finally:
         browser.close()
 

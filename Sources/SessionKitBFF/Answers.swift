@@ -4,15 +4,18 @@ import Hummingbird
 import NIOCore
 import SessionKit
 
-/// The answers a back end for front ends gives: JSON for the front end's scripts, never cached, and the
-/// mapping from a session failure to a status.
+/// The answers a back end for front ends gives: JSON for the front end's scripts, never cached, redirects and
+/// short HTML pages for the browser itself.
 enum Answers {
-    /// A JSON answer built from plain values.
-    static func json(_ status: HTTPResponse.Status, _ object: [String: Any], setCookies: [String] = []) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    /// A JSON answer.
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable, setCookies: [String] = []) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
+        headers[.xContentTypeOptions] = "nosniff"
         for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -23,10 +26,9 @@ enum Answers {
         _ status: HTTPResponse.Status, _ code: String, _ message: String, signIn: String? = nil,
         setCookies: [String] = [], retryAfter: Int? = nil
     ) -> Response {
-        var object: [String: Any] = ["error": code, "message": message]
-        if let signIn { object["sign_in"] = signIn }
-        if status == .unauthorized { object["signed_in"] = false }
-        var response = json(status, object, setCookies: setCookies)
+        let answer = ErrorAnswer(
+            error: code, message: message, signIn: signIn, signedIn: status == .unauthorized ? false : nil)
+        var response = json(status, answer, setCookies: setCookies)
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }
@@ -43,9 +45,7 @@ enum Answers {
     /// A short HTML page for the browser itself (a failed sign-in), with a link to start again.
     static func page(
         _ status: HTTPResponse.Status, title: String, text: String, link: String, setCookies: [String] = []
-    )
-        -> Response
-    {
+    ) -> Response {
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
             <body><h1>\(escape(title))</h1><p>\(escape(text))</p><p><a href="\(escape(link))">Sign in again</a></p>
@@ -54,6 +54,8 @@ enum Answers {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
@@ -63,4 +65,22 @@ enum Answers {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
+}
+
+/// The body of every error answer.
+struct ErrorAnswer: Encodable {
+    var error: String
+    var message: String
+    var signIn: String?
+    var signedIn: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case error, message
+        case signIn = "sign_in"
+        case signedIn = "signed_in"
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }

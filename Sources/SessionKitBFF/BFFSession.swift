@@ -4,7 +4,7 @@ public import SessionKitServer
 
 /// The signed-in user's session, as the middleware hands it to an app's own routes.
 ///
-/// Having one means only that the request carried a well-formed session cookie: ask for ``credentials(minTTL:)``
+/// Having one means only that the request carried a session cookie this back end sealed, within its lifetime: ask for ``credentials(minTTL:)``
 /// to learn whether the session is still there (it throws ``SessionKit/SessionKitError/Code/signInRequired``
 /// when not).
 public struct BFFSession: Sendable, CustomStringConvertible {
@@ -12,11 +12,14 @@ public struct BFFSession: Sendable, CustomStringConvertible {
     public let id: SessionID
     /// The directory that holds it.
     public let sessions: SessionDirectory
+    /// When the session ends whatever happens (its start plus the configured absolute lifetime).
+    public let expiresAt: Date?
 
     /// Creates a handle on the session `id` in `sessions`.
-    public init(id: SessionID, sessions: SessionDirectory) {
+    public init(id: SessionID, sessions: SessionDirectory, expiresAt: Date? = nil) {
         self.id = id
         self.sessions = sessions
+        self.expiresAt = expiresAt
     }
 
     /// Credentials valid for at least `minTTL` seconds, renewed (once across instances) when needed.

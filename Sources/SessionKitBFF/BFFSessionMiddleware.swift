@@ -1,7 +1,11 @@
+import Foundation
+import HTTPTypes
 public import Hummingbird
 
 /// Gives each request of an app's own routes the user's session (``BFFRequestContext/session``), from the
-/// session cookie. It reads no store: a route that needs the user asks the session for credentials.
+/// sealed session cookie, and records the visit for the idle timeout. It reads no store: a route that needs the
+/// user asks the session for credentials. A cookie past its lifetime or idle timeout gives no session (the
+/// session itself is ended when a back-end route sees it).
 ///
 /// ```swift
 /// router.add(middleware: bff.sessionMiddleware())
@@ -22,8 +26,23 @@ public struct BFFSessionMiddleware<Context: BFFRequestContext>: RouterMiddleware
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.session = bff.cookies.sessionID(in: request).map { BFFSession(id: $0, sessions: bff.sessions) }
-        return try await next(request, context)
+        var refresh: String?
+        if var cookie = bff.cookies.session(in: request), cookie.ended(at: .now) == nil {
+            context.session = BFFSession(id: cookie.id, sessions: bff.sessions, expiresAt: cookie.expiresAt)
+            if cookie.needsRefresh(at: .now) {
+                cookie.seenAt = .now
+                refresh = bff.cookies.setSession(cookie)
+            }
+        } else {
+            context.session = nil
+        }
+        var response = try await next(request, context)
+        if let refresh,
+            !response.headers[values: .setCookie].contains(where: { $0.hasPrefix(bff.cookies.sessionName + "=") })
+        {
+            response.headers.append(HTTPField(name: .setCookie, value: refresh))
+        }
+        return response
     }
 }
 

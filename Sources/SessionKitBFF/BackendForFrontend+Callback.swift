@@ -8,81 +8,86 @@ import SessionKitServer
 extension BackendForFrontend {
     /// `GET /auth/callback?code&state`: finishes a sign-in started by ``login(_:)`` on any instance.
     ///
-    /// The started sign-in is taken from the store before anything else, so a replayed or forged callback finds
-    /// nothing; it must come back to the browser that started it (the binding cookie), and the code exchange
-    /// checks PKCE and the ID token's `nonce`. Only then is a session created, under a new id.
+    /// The sign-in must come back to the browser that started it: its sealed sign-in cookie, found by `state`,
+    /// holds the PKCE verifier and the `nonce`; the cookie is cleared by every answer, so a replayed callback
+    /// finds nothing. Only after the code exchange and the ID token's validation is a session created, under a
+    /// new id.
     func callback(_ request: Request) async -> Response {
-        guard let state = request.uri.queryParameters["state"].map(String.init), !state.isEmpty else {
-            return failed(.badRequest, "The sign-in answer carries no state; start the sign-in again.")
+        guard let state = request.uri.queryParameters["state"].map(String.init), !state.isEmpty, state.utf8.count <= 512
+        else {
+            return failed(.badRequest, "The sign-in answer carries no state; start the sign-in again.", state: nil)
         }
-        let record: PendingSignIns.Record?
-        do {
-            record = try signIns.take(state: state)
-        } catch {
-            return failed(
-                .serviceUnavailable, "The session store cannot be reached right now; start the sign-in again shortly.")
-        }
-        guard let record else {
-            logger?.notice("sign-in callback refused: unknown, used or expired state")
+        guard let pending = cookies.signIn(state: state, in: request), pending.state == state else {
+            logger?.notice("sign-in callback refused: no sign-in of this browser has that state")
             return failed(
                 .badRequest,
-                "This sign-in answer is not valid here: it expired, was already used, or was not started by this site. "
-                    + "Start the sign-in again.")
+                "This sign-in answer is not valid here: it expired, was already used, or was started in another "
+                    + "browser or by another site. Start the sign-in again.", state: state)
         }
-        guard let binding = cookies.signInBinding(in: request), PendingSignIns.digest(binding) == record.bindingDigest
-        else {
-            logger?.notice("sign-in callback refused: not the browser that started it")
+        guard Date().timeIntervalSince(pending.createdAt) <= configuration.signInTimeout else {
+            return failed(.badRequest, "This sign-in took too long and expired. Start the sign-in again.", state: state)
+        }
+        // The provider's answer as a URL, built by parsing (never by assigning unchecked text to a URL part,
+        // which Foundation answers with a crash): a query that is not valid URL text is refused here.
+        let query = request.uri.query ?? ""
+        guard let url = URL(string: configuration.callbackURL.absoluteString + "?" + query) else {
             return failed(
-                .badRequest, "This sign-in was started in another browser, so it was refused. Start the sign-in again.")
-        }
-        var callbackURL = URLComponents(url: configuration.callbackURL, resolvingAgainstBaseURL: false)
-        callbackURL?.percentEncodedQuery = request.uri.query
-        guard let url = callbackURL?.url else {
-            return failed(.badRequest, "The sign-in answer's query is malformed; start the sign-in again.")
+                .badRequest, "The sign-in answer's query is malformed; start the sign-in again.", state: state)
         }
         let credentials: Credentials
         do {
-            credentials = try await provider.exchange(callback: url, for: record.authorizationRequest)
+            credentials = try await provider.exchange(
+                callback: url, for: pending.authorizationRequest(callbackURL: configuration.callbackURL))
         } catch {
             logger?.notice("sign-in callback refused", metadata: ["error": "\(error.code)"])
-            return exchangeFailure(error)
+            return exchangeFailure(error, state: state)
         }
         let id: SessionID
         do {
             id = try await sessions.create(credentials)
+            let claims = credentials.idTokenClaims
+            try index.add(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
         } catch {
             return failed(
-                .serviceUnavailable, "The session could not be saved (the session store is unavailable); sign in again."
-            )
+                .serviceUnavailable,
+                "The session could not be saved (the session store is unavailable); sign in again.", state: state)
         }
         // This browser's previous session, if any, ends: one browser, one session, and never an old id reused.
-        if let previous = cookies.sessionID(in: request) {
-            _ = try? await sessions.logout(previous)
+        if let previous = cookies.session(in: request) {
+            await end(previous.id)
         }
-        return Answers.redirect(to: record.returnTo, setCookies: [cookies.setSession(id), cookies.clearSignIn])
+        let now = Date()
+        let session = SessionCookie(
+            id: id, createdAt: now, seenAt: now, lifetime: configuration.sessionLifetime,
+            idleTimeout: configuration.idleTimeout)
+        return Answers.redirect(
+            to: pending.returnTo, setCookies: [cookies.setSession(session), cookies.clearSignIn(state: state)])
     }
 
-    private func failed(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Answers.page(status, title: "Sign-in failed", text: text, link: signInPath, setCookies: [cookies.clearSignIn])
+    private func failed(_ status: HTTPResponse.Status, _ text: String, state: String?) -> Response {
+        Answers.page(
+            status, title: "Sign-in failed", text: text, link: signInPath,
+            setCookies: state.map { [cookies.clearSignIn(state: $0)] } ?? [])
     }
 
-    private func exchangeFailure(_ error: SessionKitError) -> Response {
+    private func exchangeFailure(_ error: SessionKitError, state: String) -> Response {
         switch error.code {
         case .providerError where error.oauthError == "access_denied":
-            return failed(.forbidden, "The sign-in was cancelled or refused at the identity provider.")
-        case .providerError, .signInRequired:
+            return failed(.forbidden, "The sign-in was cancelled or refused at the identity provider.", state: state)
+        case .providerError, .signInRequired, .invalidInput:
             return failed(
                 .badRequest,
                 "The identity provider refused the sign-in answer (\(error.oauthError ?? "\(error.code)")): it may "
-                    + "have been used already or expired. Start the sign-in again.")
+                    + "have been used already or expired. Start the sign-in again.", state: state)
         case .validationFailed:
             return failed(
                 .badRequest,
                 "The identity provider's answer failed validation (\(error.failedCheck.map { "\($0)" } ?? "token")), "
-                    + "so no session was created. Start the sign-in again.")
+                    + "so no session was created. Start the sign-in again.", state: state)
         default:
             return failed(
-                .badGateway, "The identity provider could not be reached to finish the sign-in; try again later.")
+                .badGateway, "The identity provider could not be reached to finish the sign-in; try again later.",
+                state: state)
         }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import SessionKit
 
 extension BackendForFrontend {
     /// Where the back end is seen by browsers, where its routes are, and where the API calls go.
@@ -30,8 +31,31 @@ extension BackendForFrontend {
         public var cookieName: String
         /// How long a started sign-in may take, from `/auth/login` to the callback.
         public var signInTimeout: TimeInterval
-        /// How long the upstream may take to answer, body included.
+        /// How long the upstream may take to answer, body included: no answer head within it is a 504, and a
+        /// body still arriving at it is cut off (the browser sees the response end early).
         public var upstreamTimeout: Duration
+        /// The longest the upstream may go without sending a byte, head or body; past it the exchange is ended
+        /// as for ``upstreamTimeout``. A stalled upstream holds a connection no longer than this.
+        public var upstreamReadTimeout: Duration
+        /// The largest request body forwarded to the upstream, in bytes; a larger one is refused with 413.
+        public var maxRequestBodySize: Int
+        /// The largest upstream answer body passed to the browser, in bytes; a larger one is refused with 502
+        /// (or, when its size was not announced, cut off where it passes the limit).
+        public var maxResponseBodySize: Int
+        /// How long a browser's connection may stay open with no request under way (a slow or abandoned client
+        /// holds a connection no longer); used by ``BackendForFrontend/httpServer``.
+        public var connectionIdleTimeout: Duration
+        /// The longest a session may last from its sign-in, whatever its refresh token allows (default 7 days).
+        public var sessionLifetime: TimeInterval
+        /// How long a session may go unused before it ends (default 1 day).
+        public var idleTimeout: TimeInterval
+        /// Whether `POST /auth/logout` also ends the user's session at the provider (RP-initiated logout),
+        /// when the provider has an end-session endpoint. Without it, "Sign in" right after "Sign out" signs
+        /// the same user in again without asking: on a shared computer, the next person gets their account.
+        public var providerLogout: Bool
+        /// Where the provider sends the browser after its logout: a path on the public URL, registered at the
+        /// provider as a post-logout redirect URI (`<origin><path>`).
+        public var postLogoutRedirectPath: String
         /// The header a front end sends on state-changing calls when its requests carry no `Origin`
         /// (`X-CSRF: 1`). Browsers never let another site send a custom header without a CORS preflight,
         /// which this back end never grants.
@@ -41,7 +65,8 @@ extension BackendForFrontend {
         ///
         /// - Throws: ``BackendForFrontendError`` (``BackendForFrontendError/Code/invalidConfiguration``) when the
         ///   public URL is not an absolute `http` or `https` origin, plain `http` names a host other than a
-        ///   loopback address, or the prefix does not start with `/`.
+        ///   loopback address (`localhost`, `::1`, `127.x.y.z`), the prefix does not start with `/`, the post-logout
+        ///   path is not a path on this site, or a timeout, size or lifetime is out of range.
         public init(
             publicURL: URL,
             prefix: String = "",
@@ -52,6 +77,14 @@ extension BackendForFrontend {
             cookieName: String = "sessionkit",
             signInTimeout: TimeInterval = 600,
             upstreamTimeout: Duration = .seconds(60),
+            upstreamReadTimeout: Duration = .seconds(30),
+            maxRequestBodySize: Int = 10 << 20,
+            maxResponseBodySize: Int = 100 << 20,
+            connectionIdleTimeout: Duration = .seconds(30),
+            sessionLifetime: TimeInterval = 7 * 86_400,
+            idleTimeout: TimeInterval = 86_400,
+            providerLogout: Bool = true,
+            postLogoutRedirectPath: String = "/",
             antiForgeryHeader: String = "X-CSRF"
         ) throws(BackendForFrontendError) {
             guard let scheme = publicURL.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -62,7 +95,7 @@ extension BackendForFrontend {
                     "the public URL '\(publicURL.absoluteString)' is not an absolute http(s) URL; "
                         + "give the origin browsers use, such as https://app.example.com")
             }
-            if scheme == "http" && !Self.isLoopback(host) {
+            if scheme == "http" && !LoopbackHost.contains(host) {
                 throw BackendForFrontendError(
                     .invalidConfiguration,
                     "the public URL '\(publicURL.absoluteString)' is plain http on a host that is not loopback: "
@@ -73,6 +106,24 @@ extension BackendForFrontend {
                     .invalidConfiguration,
                     "the prefix '\(prefix)' must be empty or start with '/' and not end with one, such as /bff")
             }
+            guard ReturnPath.validated(postLogoutRedirectPath) != nil else {
+                throw BackendForFrontendError(
+                    .invalidConfiguration,
+                    "the post-logout redirect path '\(postLogoutRedirectPath)' must be a path on this site, such as /")
+            }
+            let limits: [(String, Bool)] = [
+                ("upstreamTimeout", upstreamTimeout > .zero), ("upstreamReadTimeout", upstreamReadTimeout > .zero),
+                ("maxRequestBodySize", maxRequestBodySize >= 0), ("maxResponseBodySize", maxResponseBodySize >= 0),
+                ("connectionIdleTimeout", connectionIdleTimeout > .zero),
+                ("sessionLifetime", sessionLifetime.isFinite && sessionLifetime >= 60),
+                ("idleTimeout", idleTimeout.isFinite && idleTimeout >= 60), ("signInTimeout", signInTimeout >= 10),
+            ]
+            if let (name, _) = limits.first(where: { !$0.1 }) {
+                throw BackendForFrontendError(
+                    .invalidConfiguration,
+                    "\(name) is out of range: timeouts must be positive, sizes not negative, the session lifetime "
+                        + "and idle timeout at least 60 seconds and the sign-in timeout at least 10")
+            }
             self.publicURL = publicURL
             self.prefix = prefix
             self.upstream = upstream
@@ -82,6 +133,14 @@ extension BackendForFrontend {
             self.cookieName = cookieName
             self.signInTimeout = signInTimeout
             self.upstreamTimeout = upstreamTimeout
+            self.upstreamReadTimeout = upstreamReadTimeout
+            self.maxRequestBodySize = maxRequestBodySize
+            self.maxResponseBodySize = maxResponseBodySize
+            self.connectionIdleTimeout = connectionIdleTimeout
+            self.sessionLifetime = sessionLifetime
+            self.idleTimeout = idleTimeout
+            self.providerLogout = providerLogout
+            self.postLogoutRedirectPath = postLogoutRedirectPath
             self.antiForgeryHeader = antiForgeryHeader
         }
 
@@ -98,15 +157,16 @@ extension BackendForFrontend {
             return "\(scheme)://\(shownHost):\(port)"
         }
 
+        /// Where the provider sends the browser after its logout: `<origin><postLogoutRedirectPath>`.
+        public var postLogoutRedirectURL: URL {
+            // The origin and a validated path always make a URL.
+            URL(string: origin + postLogoutRedirectPath)!
+        }
+
         /// The callback URL registered at the provider: `<origin><prefix>/auth/callback`.
         public var callbackURL: URL {
             // The origin and a validated prefix always make a URL.
             URL(string: origin + prefix + "/auth/callback")!
-        }
-
-        static func isLoopback(_ host: String) -> Bool {
-            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-            return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
         }
     }
 }

@@ -3,7 +3,7 @@ public import Hummingbird
 import SessionKit
 
 extension BackendForFrontend {
-    /// Adds the sign-in, session and forwarding routes to `router`, under ``Configuration/prefix``.
+    /// Adds the sign-in, session, logout and forwarding routes to `router`, under ``Configuration/prefix``.
     ///
     /// The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set; it answers
     /// every method. The routes read the session cookie themselves: they need no middleware.
@@ -13,6 +13,7 @@ extension BackendForFrontend {
         group.get("auth/callback") { request, _ in await self.callback(request) }
         group.get("auth/me") { request, _ in await self.me(request) }
         group.post("auth/logout") { request, _ in await self.logout(request) }
+        group.post("auth/backchannel-logout") { request, _ in await self.backChannelLogout(request) }
         guard configuration.upstream != nil else { return }
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
         for method in methods {
@@ -25,5 +26,12 @@ extension BackendForFrontend {
 
     func sessionFailure(_ error: SessionKitError) -> Response {
         SessionFailure(error: error, signInPath: signInPath, clearCookie: cookies.clearSession).response
+    }
+
+    /// The 401 for a request without a live session.
+    var signInRequired: Response {
+        Answers.error(
+            .unauthorized, "sign_in_required", "There is no session, or it has ended; send the user to sign in.",
+            signIn: signInPath, setCookies: [cookies.clearSession])
     }
 }

@@ -6,49 +6,153 @@ import SessionKit
 import SessionKitServer
 
 extension BackendForFrontend {
-    /// `GET /auth/me`: who is signed in, from the session's ID token, or 401.
-    func me(_ request: Request) async -> Response {
-        guard let id = cookies.sessionID(in: request) else {
-            return Answers.error(
-                .unauthorized, "sign_in_required", "There is no session; send the user to sign in.", signIn: signInPath)
+    /// The session the request's sealed cookie names, checked against the absolute lifetime and the idle
+    /// timeout: `.live` (with a `Set-Cookie` to send when the cookie should record this visit), `.none` when
+    /// there is no cookie this back end sealed (nothing on the server is read or written), or `.ended` after
+    /// ending a session that outlived its lifetime or idle timeout.
+    enum CookieSession {
+        case none
+        case ended
+        case live(SessionCookie, refresh: String?)
+    }
+
+    func cookieSession(_ request: Request) async -> CookieSession {
+        guard var session = cookies.session(in: request) else { return .none }
+        let now = Date()
+        if let reason = session.ended(at: now) {
+            logger?.info("session ended", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+            await end(session.id)
+            return .ended
         }
+        guard session.needsRefresh(at: now) else { return .live(session, refresh: nil) }
+        session.seenAt = now
+        return .live(session, refresh: cookies.setSession(session))
+    }
+
+    /// `GET /auth/me`: who is signed in, from the session's ID token, and until when at most; or 401.
+    func me(_ request: Request) async -> Response {
+        guard case .live(let session, let refresh) = await cookieSession(request) else { return signInRequired }
         let credentials: Credentials
         do {
-            credentials = try await sessions.credentials(for: id)
+            credentials = try await sessions.credentials(for: session.id)
         } catch {
             return sessionFailure(error)
         }
         let claims = credentials.idTokenClaims
         return Answers.json(
             .ok,
-            [
-                "signed_in": true,
-                "sub": claims?.subject ?? NSNull(),
-                "name": claims?.name ?? NSNull(),
-                "email": claims?.email ?? NSNull(),
-                "expires_at": credentials.expiresAt.map { $0.formatted(.iso8601) } ?? NSNull(),
-            ])
+            Me(
+                signedIn: true, sub: claims?.subject, name: claims?.name, email: claims?.email,
+                expiresAt: credentials.expiresAt.map { $0.formatted(.iso8601) },
+                sessionExpiresAt: session.expiresAt.formatted(.iso8601)),
+            setCookies: refresh.map { [$0] } ?? [])
     }
 
-    /// `POST /auth/logout`: revokes the refresh token at the provider, deletes the session (every instance
-    /// refuses it within a second) and clears the cookie.
+    /// `POST /auth/logout`: ends the session here (revoking the refresh token at the provider, deleting it on
+    /// every instance, clearing the cookie), then sends the browser to end the provider's session too.
+    ///
+    /// The answer is JSON `{"signed_in": false, "revoked", "logout_url"}` for a script, which then sets
+    /// `location` to `logout_url`; a plain form post (`Content-Type: application/x-www-form-urlencoded`) gets a
+    /// 303 there directly. `logout_url` is `null` when provider logout is off or the provider has no end-session
+    /// endpoint; the front end then stays on its own page.
     func logout(_ request: Request) async -> Response {
         if let refusal = forgeryCheck.refusal(for: request) { return refusal }
-        guard let id = cookies.sessionID(in: request) else {
-            return Answers.json(.ok, ["signed_in": false, "revoked": false], setCookies: [cookies.clearSession])
-        }
-        do {
-            let result = try await sessions.logout(id)
-            if let error = result.revocationError {
-                logger?.notice("logout: the provider did not revoke", metadata: ["error": "\(error.code)"])
+        var revoked = false
+        var idToken: Secret?
+        if let session = cookies.session(in: request) {
+            do {
+                let stored = try await sessions.storedCredentials(for: session.id)
+                idToken = stored?.idToken
+                let result = try await sessions.logout(session.id)
+                revoked = result.revoked
+                if let error = result.revocationError {
+                    logger?.notice("logout: the provider did not revoke", metadata: ["error": "\(error.code)"])
+                }
+                let claims = stored?.idTokenClaims
+                try? index.remove(account: session.id.account, subject: claims?.subject, sid: claims?.sessionID)
+            } catch {
+                return Answers.error(
+                    .serviceUnavailable, "session_store_unavailable",
+                    "The session could not be deleted right now (the session store is unavailable); try again.",
+                    retryAfter: 1)
             }
-            return Answers.json(
-                .ok, ["signed_in": false, "revoked": result.revoked], setCookies: [cookies.clearSession])
-        } catch {
-            return Answers.error(
-                .serviceUnavailable, "session_store_unavailable",
-                "The session could not be deleted right now (the session store is unavailable); try again.",
-                retryAfter: 1)
         }
+        var logoutURL: URL?
+        if configuration.providerLogout {
+            do {
+                logoutURL = try await provider.endSessionURL(
+                    idTokenHint: idToken, postLogoutRedirectURI: configuration.postLogoutRedirectURL,
+                    state: Self.randomState())
+            } catch {
+                logger?.notice("logout: no end-session URL", metadata: ["error": "\(error.code)"])
+            }
+        }
+        let isFormPost = request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded")
+        if isFormPost == true {
+            return Answers.redirect(
+                to: logoutURL?.absoluteString ?? configuration.postLogoutRedirectPath,
+                setCookies: [cookies.clearSession])
+        }
+        return Answers.json(
+            .ok, LoggedOut(signedIn: false, revoked: revoked, logoutURL: logoutURL?.absoluteString),
+            setCookies: [cookies.clearSession])
+    }
+
+    /// Ends the session `id` here and on every instance (revoking its refresh token), and forgets it in the
+    /// index; failures are logged, not thrown: the caller answers as if it ended, and the store's sweep removes
+    /// what a failed attempt left.
+    func end(_ id: SessionID) async {
+        let claims = try? await sessions.storedCredentials(for: id)?.idTokenClaims
+        do {
+            try await sessions.logout(id)
+            try? index.remove(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+        } catch {
+            logger?.warning("a session could not be ended", metadata: ["error": "\(error.code)"])
+        }
+    }
+
+    /// 128 random bits as base64url text, for the `state` of a logout.
+    static func randomState() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode(Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))
+    }
+}
+
+/// The answer of `GET /auth/me`.
+struct Me: Encodable {
+    var signedIn: Bool
+    var sub: String?
+    var name: String?
+    var email: String?
+    /// When the access token expires (it is renewed before that as needed).
+    var expiresAt: String?
+    /// When the session ends whatever happens (its absolute lifetime).
+    var sessionExpiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case signedIn = "signed_in"
+        case sub, name, email
+        case expiresAt = "expires_at"
+        case sessionExpiresAt = "session_expires_at"
+    }
+}
+
+/// The answer of `POST /auth/logout`.
+struct LoggedOut: Encodable {
+    var signedIn: Bool
+    var revoked: Bool
+    var logoutURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case signedIn = "signed_in"
+        case revoked
+        case logoutURL = "logout_url"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(signedIn, forKey: .signedIn)
+        try container.encode(revoked, forKey: .revoked)
+        try container.encode(logoutURL, forKey: .logoutURL)
     }
 }

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
+public import Crypto
 import Foundation
+public import HummingbirdCore
 public import Logging
 import NIOCore
 public import SessionKit
@@ -10,19 +12,26 @@ public import SessionKitServer
 ///
 /// Its routes (``addRoutes(to:)``), under ``Configuration/prefix``:
 /// - `GET /auth/login[?return_to=/path]`: starts the authorization-code flow with PKCE; `state`, `nonce` and the
-///   verifier are kept in the shared store, so the callback may land on any instance.
+///   verifier travel sealed in a sign-in cookie of this tab's own, so starting a sign-in writes nothing here and
+///   the callback may land on any instance.
 /// - `GET /auth/callback`: exchanges the code (as a confidential client), validates the ID token, creates a
-///   session under a new random id, sets the cookie and redirects to `return_to` or `/`.
-/// - `GET /auth/me`: `{"signed_in", "sub", "name", "email", "expires_at"}`, or 401.
-/// - `POST /auth/logout`: revokes at the provider, deletes the session on every instance, clears the cookie.
-/// - `/api/...`: forwarded to ``Configuration/upstream`` with `Authorization: Bearer <fresh token>`.
+///   session under a new random id, sets the sealed session cookie and redirects to `return_to` or `/`.
+/// - `GET /auth/me`: `{"signed_in", "sub", "name", "email", "expires_at", "session_expires_at"}`, or 401.
+/// - `POST /auth/logout`: revokes at the provider, deletes the session on every instance, clears the cookie, and
+///   sends the browser to the provider's end-session endpoint (`logout_url` in the JSON answer, or a redirect
+///   for a form post).
+/// - `POST /auth/backchannel-logout`: the provider's back-channel logout (OpenID Connect Back-Channel Logout
+///   1.0): ends every session of the logout token's `sid` or `sub`, on every instance.
+/// - `/api/...`: forwarded to ``Configuration/upstream`` with `Authorization: Bearer <fresh token>`; every
+///   request must carry the anti-forgery header (`X-CSRF: 1`), whatever its method.
 ///
 /// ```swift
 /// let sessions = SessionDirectory(provider: provider, store: store)
-/// let bff = try BackendForFrontend(configuration: configuration, sessions: sessions)
+/// let bff = try BackendForFrontend(configuration: configuration, sessions: sessions, cookieSecret: secret)
 /// let router = Router(context: BasicBFFRequestContext.self)
 /// router.add(middleware: bff.sessionMiddleware())
 /// bff.addRoutes(to: router)
+/// let app = Application(router: router, server: bff.httpServer)
 /// ```
 public final class BackendForFrontend: Sendable {
     /// What the back end was configured with.
@@ -31,7 +40,7 @@ public final class BackendForFrontend: Sendable {
     public let sessions: SessionDirectory
     let cookies: SessionCookies
     let forgeryCheck: RequestForgeryCheck
-    let signIns: PendingSignIns
+    let index: SessionIndex
     let httpClient: HTTPClient
     let logger: Logger?
     /// The upstream URL without trailing slashes, which forwarded paths are appended to; `nil` without one.
@@ -40,14 +49,25 @@ public final class BackendForFrontend: Sendable {
     let headersNotForwarded: Set<String>
 
     /// Creates a back end for front ends over `sessions`, whose provider must be configured as a confidential
-    /// client (a client secret) with the callback URL ``Configuration/callbackURL`` registered.
+    /// client (a client secret) with the callback URL ``Configuration/callbackURL`` registered (and
+    /// ``Configuration/postLogoutRedirectURL`` as a post-logout redirect URI, and `<origin><prefix>/auth/
+    /// backchannel-logout` as its back-channel logout URI, for the provider's logout to reach it).
     ///
-    /// - Parameter logger: Where to log; nothing is logged without one, and never a token, code or cookie.
+    /// - Parameters:
+    ///   - cookieSecret: At least 256 random bits that seal the cookies; every instance of the app needs the same
+    ///     one, and changing it signs everyone out. Keep it as secret as the client secret.
+    ///   - logger: Where to log; nothing is logged without one, and never a token, code or cookie.
     /// - Throws: ``BackendForFrontendError/Code/invalidConfiguration`` when the upstream is not an absolute
     ///   `http(s)` URL, or the anti-forgery header is not a valid field name.
-    public init(configuration: Configuration, sessions: SessionDirectory, logger: Logger? = nil)
-        throws(BackendForFrontendError)
-    {
+    public init(
+        configuration: Configuration, sessions: SessionDirectory, cookieSecret: SymmetricKey, logger: Logger? = nil
+    ) throws(BackendForFrontendError) {
+        guard cookieSecret.bitCount >= 256 else {
+            throw BackendForFrontendError(
+                .invalidConfiguration,
+                "the cookie secret has \(cookieSecret.bitCount) bits; give at least 256 random bits, such as "
+                    + "SymmetricKey(size: .bits256) kept where every instance reads it")
+        }
         if let upstream = configuration.upstream {
             guard let scheme = upstream.scheme?.lowercased(), ["http", "https"].contains(scheme), upstream.host != nil
             else {
@@ -65,9 +85,9 @@ public final class BackendForFrontend: Sendable {
         }
         self.configuration = configuration
         self.sessions = sessions
-        self.cookies = SessionCookies(configuration: configuration)
+        self.cookies = SessionCookies(configuration: configuration, secret: cookieSecret)
         self.forgeryCheck = forgeryCheck
-        self.signIns = PendingSignIns(store: sessions.store, lifetime: configuration.signInTimeout)
+        self.index = SessionIndex(store: sessions.store)
         self.logger = logger
         var base = configuration.upstream?.absoluteString
         while base?.hasSuffix("/") == true { base?.removeLast() }
@@ -78,11 +98,21 @@ public final class BackendForFrontend: Sendable {
         client.decompression = .disabled
         // AsyncHTTPClient keeps 8 connections per host by default; a proxy in front of one API needs more.
         client.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // The read timeout ends an exchange whose upstream goes silent, head or body; the request's deadline
+        // (upstreamTimeout) only covers the head, so forwarding also checks it as the body arrives.
+        client.timeout = .init(connect: .seconds(10), read: .init(configuration.upstreamReadTimeout))
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: client)
     }
 
     /// The provider every session belongs to.
     public var provider: ProviderClient { sessions.provider }
+
+    /// The HTTP/1.1 server for Hummingbird's `Application(router:server:)`, with the idle timeout of
+    /// ``Configuration/connectionIdleTimeout``: a client that opens connections and sends nothing, or trickles
+    /// a request's head, holds them no longer than that.
+    public var httpServer: HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: .init(configuration.connectionIdleTimeout)))
+    }
 
     /// Keeps this instance's memory in step with the others' changes (sign-outs, renewals) until the calling
     /// task is cancelled, when the store is PostgreSQL; returns at once for other stores. Run it beside the
@@ -90,6 +120,16 @@ public final class BackendForFrontend: Sendable {
     public func followChanges() async {
         guard let store = sessions.store as? PostgresSessionStore else { return }
         await sessions.follow(store)
+    }
+
+    /// Deletes, every `interval` until the calling task is cancelled, what has not been written for longer than
+    /// a session may last (``Configuration/sessionLifetime``) plus a day: ended sessions, replay records of
+    /// logout tokens, stale index entries. Returns at once for stores other than PostgreSQL. Run it beside the
+    /// server on one instance or all.
+    public func sweepPeriodically(every interval: Duration = .seconds(600)) async {
+        guard let store = sessions.store as? PostgresSessionStore else { return }
+        let idle = Duration.seconds(Int64(configuration.sessionLifetime) + 86_400)
+        await store.sweepPeriodically(idleFor: idle, every: interval)
     }
 
     /// Closes the upstream HTTP client's connections. Call it once the server has stopped.

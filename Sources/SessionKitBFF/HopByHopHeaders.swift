@@ -16,9 +16,27 @@ enum HopByHopHeaders {
     /// client sets them).
     static let withheldFromUpstream: Set<String> = ["cookie", "authorization", "host", "content-length"]
 
-    /// Never sent to the browser: cookies the upstream sets (they would land on the app's origin) and the
-    /// body's framing (the server sets it).
-    static let withheldFromBrowser: Set<String> = ["set-cookie", "content-length"]
+    /// Never sent to the browser: cookies the upstream sets (they would land on the app's origin), the body's
+    /// framing (the server sets it), and the headers that ``hardening`` replaces.
+    static let withheldFromBrowser: Set<String> = [
+        "set-cookie", "content-length", "cache-control", "pragma", "expires", "x-content-type-options",
+        "content-security-policy", "content-security-policy-report-only", "x-frame-options",
+    ]
+
+    /// Set on every forwarded answer, whatever the upstream sent, because the answer is served on the app's
+    /// origin with the user's authority (the choice Duende BFF and the Curity token handler make for API
+    /// responses, and OWASP's for authenticated data):
+    /// - `Cache-Control: private, no-store`: one user's data never lands in a shared or the browser's cache.
+    /// - `X-Content-Type-Options: nosniff`: a JSON answer is never run as a script or style sheet.
+    /// - `Content-Security-Policy: sandbox; default-src 'none'; frame-ancestors 'none'`: an HTML answer opened
+    ///   as a page runs no script and reaches nothing on the app's origin, and no site may frame it.
+    /// Any `Access-Control-*` header is removed: the upstream cannot grant other origins CORS access to the
+    /// app's origin through the proxy.
+    static let hardening: [(HTTPField.Name, String)] = [
+        (.cacheControl, "private, no-store"),
+        (HTTPField.Name("X-Content-Type-Options")!, "nosniff"),
+        (.contentSecurityPolicy, "sandbox; default-src 'none'; frame-ancestors 'none'"),
+    ]
 
     static let removedUpstream = connectionSpecific.union(withheldFromUpstream)
     static let removedDownstream = connectionSpecific.union(withheldFromBrowser)
@@ -40,14 +58,20 @@ enum HopByHopHeaders {
         return headers
     }
 
-    /// The upstream's response headers as they go to the browser.
+    /// The upstream's response headers as they go to the browser: without hop-by-hop and withheld ones, and
+    /// with ``hardening`` applied.
     static func downstream(_ headers: HTTPHeaders) -> HTTPFields {
         let listed = headers[canonicalForm: "connection"].map(String.init)
         let removed = listed.isEmpty ? removedDownstream : removedDownstream.union(named(inConnection: listed))
         var fields = HTTPFields()
-        for (name, value) in headers where !removed.contains(name.lowercased()) {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        for (name, value) in headers {
+            let lowered = name.lowercased()
+            guard !removed.contains(lowered), !lowered.hasPrefix("access-control-"),
+                let fieldName = HTTPField.Name(name)
+            else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
         }
+        for (name, value) in hardening { fields[name] = value }
         return fields
     }
 }

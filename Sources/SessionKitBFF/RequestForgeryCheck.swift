@@ -1,11 +1,16 @@
 import HTTPTypes
 import Hummingbird
 
-/// The check that a state-changing request (`POST`, `PUT`, `PATCH`, `DELETE`) comes from the app's own pages.
+/// The checks that a request comes from the app's own pages, not from another site's page or a link on it.
 ///
-/// A request passes when its `Origin` is the public URL's origin, or when it carries no `Origin` and has the
-/// anti-forgery header (`X-CSRF: 1`), which another site's page cannot send without a CORS preflight. A request
-/// with another `Origin`, or `Sec-Fetch-Site: cross-site`, is refused whatever else it carries.
+/// - A state-changing request to the back end's own routes (`POST /auth/logout`) passes when its `Origin` is
+///   the public URL's origin, or when it carries no `Origin` and has the anti-forgery header (`X-CSRF: 1`).
+/// - Every request to `/api/...`, whatever its method, must carry the anti-forgery header, as Duende BFF
+///   requires: a browser never lets another site's page send a custom header without a CORS preflight, which
+///   this back end never grants, so neither a cross-site `fetch` nor a link, form or navigation (the session
+///   cookie is `SameSite=Lax`, so a top-level navigation from another site carries it) can reach the API with
+///   the user's token. An `Origin`, when present, must still be the app's.
+/// - `Sec-Fetch-Site: cross-site` is refused on both, whatever else the request carries.
 struct RequestForgeryCheck: Sendable {
     let origin: String
     let headerName: HTTPField.Name
@@ -24,23 +29,44 @@ struct RequestForgeryCheck: Sendable {
         }
     }
 
-    /// `nil` when the request may go on, else the 403 answer.
+    /// For the back end's own routes: `nil` when the request may go on, else the 403 answer.
     func refusal(for request: Request) -> Response? {
         guard Self.changesState(request.method) else { return nil }
-        if request.headers[HTTPField.Name("Sec-Fetch-Site")!]?.lowercased() == "cross-site" {
-            return refused("it was sent by another site's page")
-        }
-        if let sent = request.headers[.origin] {
-            return sent.lowercased() == origin ? nil : refused("its Origin is not this app's (\(origin))")
-        }
+        if let refusal = crossSite(request) { return refusal }
+        if request.headers[.origin] != nil { return nil }
         return request.headers[headerName] == "1"
             ? nil : refused("it has neither this app's Origin nor the header \(headerName.rawName): 1")
+    }
+
+    /// For `/api/...`: `nil` when the request carries the anti-forgery header and nothing says it came from
+    /// another site, else the 403 answer.
+    func apiRefusal(for request: Request) -> Response? {
+        if let refusal = crossSite(request) { return refusal }
+        return request.headers[headerName] == "1"
+            ? nil
+            : refused(
+                "it lacks the header \(headerName.rawName): 1, which every API call must carry (a link, a form or "
+                    + "another site's page cannot send it)")
+    }
+
+    private func crossSite(_ request: Request) -> Response? {
+        if request.headers[.secFetchSite]?.lowercased() == "cross-site" {
+            return refused("it was sent by another site's page")
+        }
+        if let sent = request.headers[.origin], sent.lowercased() != origin {
+            return refused("its Origin is not this app's (\(origin))")
+        }
+        return nil
     }
 
     private func refused(_ reason: String) -> Response {
         Answers.error(
             .forbidden, "cross_site_request_refused",
-            "This state-changing request was refused because \(reason). Send it from the app's own pages, or add "
-                + "the header \(headerName.rawName): 1.")
+            "This request was refused because \(reason). Send it from the app's own pages with the header "
+                + "\(headerName.rawName): 1.")
     }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }

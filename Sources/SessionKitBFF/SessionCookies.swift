@@ -1,62 +1,84 @@
+import Crypto
 import Foundation
-import HTTPTypes
 import Hummingbird
+import SessionKit
 import SessionKitServer
 
-/// The two cookies a back end for front ends sets: the session id, and the short-lived sign-in binding that ties
-/// a callback to the browser that started the sign-in (no login CSRF).
+/// The cookies a back end for front ends sets, sealed (``CookieSealer``) so that only its instances can make or
+/// read them: the session cookie, and one short-lived sign-in cookie per sign-in under way, which ties the
+/// callback to the browser (and the tab's sign-in) that started it.
 ///
-/// Both are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with the `__Host-` prefix when the public URL is
-/// `https`, so no subdomain can set or read them.
+/// All are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with the `__Host-` prefix when the public URL is
+/// `https`, so no subdomain can set or read them. Cookies are read with Hummingbird's parser.
 struct SessionCookies: Sendable {
     /// The session cookie's full name: `__Host-sessionkit` over https, `sessionkit` otherwise.
     let sessionName: String
-    /// The sign-in binding cookie's full name.
-    let signInName: String
-    private let attributes: String
+    private let prefix: String
+    private let isSecure: Bool
+    private let sealer: CookieSealer
+    private let lifetime: TimeInterval
+    private let idleTimeout: TimeInterval
 
-    init(configuration: BackendForFrontend.Configuration) {
-        let prefix = configuration.isSecure ? "__Host-" : ""
-        sessionName = prefix + configuration.cookieName
-        signInName = prefix + configuration.cookieName + "-signin"
-        attributes = "; Path=/; HttpOnly; SameSite=Lax" + (configuration.isSecure ? "; Secure" : "")
+    init(configuration: BackendForFrontend.Configuration, secret: SymmetricKey) {
+        prefix = (configuration.isSecure ? "__Host-" : "") + configuration.cookieName
+        sessionName = prefix
+        isSecure = configuration.isSecure
+        sealer = CookieSealer(secret: secret)
+        lifetime = configuration.sessionLifetime
+        idleTimeout = configuration.idleTimeout
     }
 
-    /// The session id the request carries, if it has a well-formed one.
-    func sessionID(in request: Request) -> SessionID? {
-        value(named: sessionName, in: request).flatMap { try? SessionID(validating: $0) }
+    // MARK: The session cookie
+
+    /// The session the request's cookie names, if it carries one this back end sealed; whether it is still
+    /// within its lifetime is ``SessionCookie/ended(at:)``'s to say.
+    func session(in request: Request) -> SessionCookie? {
+        request.cookies[sessionName].flatMap { session(value: $0.value) }
     }
 
-    /// The sign-in binding the request carries, if any.
-    func signInBinding(in request: Request) -> String? {
-        value(named: signInName, in: request)
+    /// The session a session cookie's value names, if this back end sealed it.
+    func session(value: String) -> SessionCookie? {
+        guard let plain = sealer.open(value, name: sessionName) else { return nil }
+        return SessionCookie(plaintext: plain, lifetime: lifetime, idleTimeout: idleTimeout)
     }
 
-    /// `Set-Cookie` for a new session: a session cookie (no `Max-Age`), gone when the browser closes or the
-    /// session ends at the server, whichever is first.
-    func setSession(_ id: SessionID) -> String { "\(sessionName)=\(id.rawValue)\(attributes)" }
+    /// `Set-Cookie` for `session`, seen at `seenAt`: a browser-session cookie (no `Max-Age`), gone when the
+    /// browser closes or the session ends at the server, whichever is first.
+    func setSession(_ session: SessionCookie) -> String {
+        cookie(sessionName, sealer.seal(session.plaintext, name: sessionName), maxAge: nil)
+    }
 
     /// `Set-Cookie` that deletes the session cookie.
-    var clearSession: String { "\(sessionName)=\(attributes); Max-Age=0" }
+    var clearSession: String { cookie(sessionName, "", maxAge: 0) }
 
-    /// `Set-Cookie` for the sign-in binding, valid as long as a sign-in may take.
-    func setSignIn(_ binding: String, lifetime: TimeInterval) -> String {
-        "\(signInName)=\(binding)\(attributes); Max-Age=\(Int(lifetime))"
+    // MARK: Sign-in cookies
+
+    /// The name of the sign-in cookie for the sign-in started with `state`: one per sign-in, so that two tabs
+    /// signing in at once do not overwrite each other's.
+    func signInName(state: String) -> String {
+        let digest = SHA256.hash(data: Data(state.utf8))
+        return prefix + "-signin-" + Base64URL.encode(Data(digest.prefix(9)))
     }
 
-    /// `Set-Cookie` that deletes the sign-in binding.
-    var clearSignIn: String { "\(signInName)=\(attributes); Max-Age=0" }
+    /// `Set-Cookie` that carries `signIn`, sealed, for as long as a sign-in may take.
+    func setSignIn(_ signIn: PendingSignIn, lifetime: TimeInterval) -> String {
+        let name = signInName(state: signIn.state)
+        return cookie(name, sealer.seal(signIn.encoded, name: name), maxAge: Int(lifetime))
+    }
 
-    /// The value of the cookie `name` in the request's `Cookie` headers (the first, as browsers send the most
-    /// specific first).
-    private func value(named name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                if trimmed[..<equals] == name { return String(trimmed[trimmed.index(after: equals)...]) }
-            }
-        }
-        return nil
+    /// The sign-in started with `state` in this browser, if its cookie is there and was sealed here.
+    func signIn(state: String, in request: Request) -> PendingSignIn? {
+        let name = signInName(state: state)
+        guard let value = request.cookies[name]?.value, let plain = sealer.open(value, name: name) else { return nil }
+        return PendingSignIn(encoded: plain)
+    }
+
+    /// `Set-Cookie` that deletes the sign-in cookie of `state`.
+    func clearSignIn(state: String) -> String { cookie(signInName(state: state), "", maxAge: 0) }
+
+    private func cookie(_ name: String, _ value: String, maxAge: Int?) -> String {
+        Cookie(
+            name: name, value: value, maxAge: maxAge, path: "/", secure: isSecure, httpOnly: true, sameSite: .lax
+        ).description
     }
 }

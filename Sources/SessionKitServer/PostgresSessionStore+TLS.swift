@@ -1,6 +1,6 @@
 import NIOSSL
 import PostgresNIO
-import SecureStore
+public import SecureStore
 
 extension PostgresSessionStore {
     /// Whether and how the store's connections use TLS, as libpq's `sslmode`.
@@ -96,5 +96,28 @@ extension PostgresSessionStore {
             }
             return self == .prefer ? .prefer(context) : .require(context)
         }
+    }
+}
+
+extension PostgresSessionStore {
+    /// A warning when the connection runs in plaintext although the URL did not ask for that explicitly: with
+    /// `sslmode=prefer` (the default, as in libpq) a server that offers no TLS is used unencrypted, and nothing
+    /// else says so. `nil` when the connection is encrypted, or when `sslmode=disable` chose plaintext. Call it
+    /// once at start-up (one statement); the warning is also logged at `warning` level.
+    ///
+    /// - Throws: ``SecureStore/SecureStoreError/Code/unavailable`` when the database cannot be reached.
+    public func encryptionWarning() throws(SecureStoreError) -> String? {
+        guard configuration.tls == .prefer else { return nil }
+        let rows = try run("checking the connection's encryption") { connection in
+            try execute(connection, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        }
+        let encrypted = (try? rows.first?.decode(Bool.self)) ?? false
+        guard !encrypted else { return nil }
+        let warning =
+            "the connection to \(configuration) is not encrypted: sslmode=prefer fell back to plaintext because the "
+            + "server offers no TLS; sessions travel in clear between this server and PostgreSQL. Enable TLS on the "
+            + "server and use sslmode=verify-full, or say sslmode=disable if the network is private"
+        logger.warning("\(warning)")
+        return warning
     }
 }

@@ -27,9 +27,17 @@ extension SessionDirectory {
             entries[id] = (manager, digest, clock)
             byDigest[digest] = id
             guard entries.count > capacity else { return }
+            // A manager that holds a renewal the store has not saved (the database was down) stays, whatever
+            // its age: dropping it would lose the only copy of a refresh token the provider has rotated.
             let excess = entries.count - capacity + max(0, capacity / 8)
-            let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
-            for key in oldest where key != id { drop(key) }
+            let oldest = entries.filter { $0.key != id && !$0.value.manager.holdsUnsavedState }
+                .sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
+            for key in oldest { drop(key) }
+        }
+
+        /// The cached manager of the session stored under `account`, if any.
+        func manager(account: String) -> SessionManager? {
+            entries.values.first { $0.manager.account == account }?.manager
         }
 
         /// The manager whose store key has this hex SHA-256, if it is cached.

@@ -62,20 +62,41 @@ public final class SessionDirectory: Sendable {
     /// - Throws: ``SessionKit/SessionKitError/Code/signInRequired`` when there is no such session or it
     ///   ended; a retryable error, with the session kept, when the provider or the store failed for now.
     public func credentials(for id: SessionID, minTTL: TimeInterval = 0) async throws(SessionKitError) -> Credentials {
-        try await manager(for: id).credentials(minTTL: minTTL)
+        try await withManager(for: id) { manager throws(SessionKitError) in
+            try await manager.credentials(minTTL: minTTL)
+        }
+    }
+
+    /// The session's credentials as stored, valid or not, without renewing; `nil` when there is no such session.
+    /// Reads the store unless the session is in memory, and never takes a place in memory for an unknown id.
+    public func storedCredentials(for id: SessionID) async throws(SessionKitError) -> Credentials? {
+        let manager = cache.withLock { $0.use(id) } ?? makeManager(account: id.account)
+        return try await manager.storedCredentials()
     }
 
     /// The session's user profile from the provider's userinfo endpoint (cached in the session).
     public func userInfo(for id: SessionID) async throws(SessionKitError) -> UserProfile {
-        try await manager(for: id).userInfo()
+        try await withManager(for: id) { manager throws(SessionKitError) in try await manager.userInfo() }
     }
 
-    /// Ends the session: cleared in the store (every instance sees it) and revoked at the provider.
+    /// Ends the session: cleared in the store (every instance sees it) and revoked at the provider. A session
+    /// that does not exist, or already ended, costs one read and writes nothing.
     @discardableResult
     public func logout(_ id: SessionID, revoke: Bool = true) async throws(SessionKitError)
         -> SessionManager.LogoutResult
     {
-        let manager = manager(for: id)
+        try await logout(account: id.account, revoke: revoke)
+    }
+
+    /// Ends the session stored under `account` (a ``SessionID/account``), for callers that know a session only
+    /// by what the store keeps, such as a back-channel logout that found it through an index.
+    @discardableResult
+    public func logout(account: String, revoke: Bool = true) async throws(SessionKitError)
+        -> SessionManager.LogoutResult
+    {
+        let manager =
+            cache.withLock { $0.manager(account: account) }
+            ?? makeManager(account: account)
         defer { evict { $0 == manager.storeKey } }
         return try await manager.logout(revoke: revoke)
     }
@@ -95,14 +116,44 @@ public final class SessionDirectory: Sendable {
     /// How many sessions are in memory now.
     public var cachedCount: Int { cache.withLock { $0.count } }
 
-    /// The session's manager: the cached one, or a new one (cheap: it reads nothing until used).
+    /// The session's manager: the cached one, or a new one, cached (cheap: it reads nothing until used).
     func manager(for id: SessionID) -> SessionManager {
         cache.withLock { lru in
             if let manager = lru.use(id) { return manager }
-            let manager = SessionManager(
-                provider: provider, store: store, account: id.account, clock: clock, policy: policy, logger: logger)
+            let manager = makeManager(account: id.account)
             lru.insert(manager, for: id, capacity: capacity)
             return manager
         }
+    }
+
+    /// Runs `body` with the session's manager. A manager that is not cached yet is admitted to the cache only
+    /// once the store has shown that the session exists (or it holds a renewal the store has not saved): ids
+    /// that name no session, however many arrive, never take a place in memory or push a live session out.
+    func withManager<T>(
+        for id: SessionID, _ body: (SessionManager) async throws(SessionKitError) -> T
+    ) async throws(SessionKitError) -> T {
+        if let cached = cache.withLock({ $0.use(id) }) { return try await body(cached) }
+        let manager = makeManager(account: id.account)
+        do {
+            let result = try await body(manager)
+            admit(manager, for: id)
+            return result
+        } catch {
+            if error.code != .signInRequired && error.code != .invalidInput || manager.holdsUnsavedState {
+                admit(manager, for: id)
+            }
+            throw error
+        }
+    }
+
+    private func admit(_ manager: SessionManager, for id: SessionID) {
+        cache.withLock { lru in
+            if let existing = lru.use(id), !manager.holdsUnsavedState || existing.holdsUnsavedState { return }
+            lru.insert(manager, for: id, capacity: capacity)
+        }
+    }
+
+    private func makeManager(account: String) -> SessionManager {
+        SessionManager(provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger)
     }
 }

@@ -32,6 +32,7 @@ enum ExampleApp {
         }
         return Application(
             router: router,
+            server: bff.httpServer,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             logger: logger
         )

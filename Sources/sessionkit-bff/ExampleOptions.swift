@@ -41,6 +41,9 @@ struct ExampleOptions: ParsableArguments {
         var bff: BackendForFrontend.Configuration
         var databaseURL: String
         var sealingKey: SymmetricKey
+        /// The key that seals the cookies: derived from the sealing key (HKDF inside the back end), so every
+        /// instance that shares the one shares the other.
+        var cookieSecret: SymmetricKey { sealingKey }
         var warning: String?
     }
 

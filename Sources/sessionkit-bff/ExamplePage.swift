@@ -1,5 +1,5 @@
 /// The example's one page: plain HTML and a few lines of script, no framework. It asks `/auth/me` who is signed
-/// in, calls `/api/userinfo` through the forwarding route, and signs out with `POST /auth/logout`.
+/// in, calls `/api/userinfo` through the forwarding route, and signs out with `POST /auth/logout` and then at the provider (`logout_url`).
 enum ExamplePage {
     static let html = """
         <!doctype html>
@@ -18,12 +18,13 @@ enum ExamplePage {
         const who = document.getElementById('who'), actions = document.getElementById('actions');
         const api = document.getElementById('api');
         async function callAPI() {
-          const answer = await fetch('/api/userinfo', {headers: {'Accept': 'application/json'}});
+          const answer = await fetch('/api/userinfo', {headers: {'Accept': 'application/json', 'X-CSRF': '1'}});
           api.textContent = answer.status + ' ' + JSON.stringify(await answer.json(), null, 2);
         }
         async function signOut() {
-          await fetch('/auth/logout', {method: 'POST', headers: {'X-CSRF': '1'}});
-          location.reload();
+          const answer = await fetch('/auth/logout', {method: 'POST', headers: {'X-CSRF': '1'}});
+          const done = await answer.json();
+          if (done.logout_url) { location.href = done.logout_url; } else { location.reload(); }
         }
         async function show() {
           const answer = await fetch('/auth/me');

@@ -35,19 +35,25 @@ struct SessionKitBFFExample: AsyncParsableCommand {
                 service: options.service, configuration: .init(url: settings.databaseURL),
                 keys: .init(current: (id: "bff", key: settings.sealingKey)))
             try store.migrate()
+            if let warning = try store.encryptionWarning() {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
         } catch {
             throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
         }
         let provider = ProviderClient(configuration: settings.provider, logger: nil)
         let sessions = SessionDirectory(provider: provider, store: store)
-        let bff = try BackendForFrontend(configuration: settings.bff, sessions: sessions, logger: logger)
+        let bff = try BackendForFrontend(
+            configuration: settings.bff, sessions: sessions, cookieSecret: settings.cookieSecret, logger: logger)
         let app = ExampleApp.build(bff: bff, host: options.host, port: options.port, logger: logger)
         let follower = Task { await bff.followChanges() }
+        let sweeper = Task { await bff.sweepPeriodically() }
         let banner =
             "sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
         try await app.runService()
         follower.cancel()
+        sweeper.cancel()
         try? await bff.shutdown()
     }
 }

@@ -149,9 +149,10 @@ struct ConfigurationTests {
         let watcher = Thread {
             while !stop.load(ordering: .relaxed) {
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-                    var info = stat()
-                    if lstat(folder.path + "/" + name, &info) == 0, info.st_mode & 0o077 != 0 {
-                        loose.withLock { $0.append("\(name) \(String(info.st_mode & 0o777, radix: 8))") }
+                    // attributesOfItem does not follow links (lstat), as a check of the file itself must not.
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: folder.path + "/" + name)
+                    if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                        loose.withLock { $0.append("\(name) \(String(mode & 0o777, radix: 8))") }
                     }
                 }
             }

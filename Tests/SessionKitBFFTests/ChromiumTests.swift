@@ -10,7 +10,9 @@ import Testing
 /// a failure.
 @Suite("Headless Chromium", .serialized, .enabled(if: Chromium.shouldRun, Chromium.skipNote))
 struct ChromiumTests {
-    @Test("Chromium signs in through the example's page and shows the user's name and the API's answer")
+    @Test(
+        "Chromium signs in through the example's page, shows the user and the API's answer, signs out, and is asked for the password again"
+    )
     func signInWithChromium() async throws {
         #expect(Chromium.path != nil, "SESSIONKIT_REQUIRE_BROWSER=1 but chromium is not on PATH")
         guard Chromium.path != nil else { return }
@@ -39,7 +41,8 @@ struct ChromiumTests {
             if process.isRunning { process.terminate() }
             await app.stop()
             let data = try Data(contentsOf: outputFile)
-            let result = (try? JSONSerialization.jsonObject(with: data)) as? [String: String] ?? [:]
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            let result = object.compactMapValues { $0 as? String }
             #expect(process.terminationStatus == 0, "\(String(decoding: data, as: UTF8.self))")
             let signedIn = result["signed_in_text"] ?? ""
             #expect(signedIn.hasPrefix("Signed in as "), "the page shows: \(signedIn)")
@@ -49,6 +52,9 @@ struct ChromiumTests {
                 "the API call through the proxy: \(result["api_text"] ?? "")")
             #expect((result["api_text"] ?? "").contains(AuthEmulator.User.aliceEmail))
             #expect(result["url"] == app.url.absoluteString + "/")
+            // Signed out, at the app and at the provider: the next sign-in asks for the password again.
+            #expect(result["signed_out_text"] == "Not signed in.")
+            #expect(object["asked_again"] as? Bool == true, "the provider asked for the password after sign-out")
             let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
         }

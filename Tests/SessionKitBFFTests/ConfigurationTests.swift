@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SecureStore
 import SessionKit
@@ -9,12 +10,17 @@ import Testing
 @Suite("BFF configuration")
 struct ConfigurationTests {
     /// Makes a back end and shuts it down (its HTTP client must be shut down before it goes).
-    func make(_ configuration: BackendForFrontend.Configuration) async throws {
+    func make(
+        _ configuration: BackendForFrontend.Configuration, cookieSecret: SymmetricKey = SymmetricKey(size: .bits256)
+    )
+        async throws
+    {
         let provider = ProviderClient(
             configuration: try ProviderConfiguration(
                 issuer: URL(string: "https://id.example.com/")!, clientID: "app"))
         let sessions = SessionDirectory(provider: provider, store: MemoryStore(service: "tests.bff.configuration"))
-        try await BackendForFrontend(configuration: configuration, sessions: sessions).shutdown()
+        try await BackendForFrontend(configuration: configuration, sessions: sessions, cookieSecret: cookieSecret)
+            .shutdown()
     }
 
     func refusal(_ body: () async throws -> Void) async -> BackendForFrontendError? {
@@ -47,5 +53,31 @@ struct ConfigurationTests {
             await refusal { try await make(.init(publicURL: local, antiForgeryHeader: "X CSRF")) }?.message
                 .contains("anti-forgery header 'X CSRF'") == true)
         try await make(.init(publicURL: local, antiForgeryHeader: "X-Requested-By"))
+        #expect(
+            await refusal { try await make(.init(publicURL: local), cookieSecret: SymmetricKey(size: .bits128)) }?
+                .message.contains("at least 256 random bits") == true)
+        #expect(
+            await refusal {
+                _ = try BackendForFrontend.Configuration(publicURL: local, postLogoutRedirectPath: "//evil")
+            }?
+            .message.contains("post-logout") == true)
+        #expect(
+            await refusal { _ = try BackendForFrontend.Configuration(publicURL: local, idleTimeout: 0) }?.message
+                .contains("idleTimeout") == true)
+    }
+
+    @Test(
+        "plain http is loopback only: localhost, ::1 and 127.a.b.c, not a name that starts with 127.",
+        arguments: [
+            ("http://127.example.com", false), ("http://127.0.0.1.evil.example", false), ("http://127.1", false),
+            ("http://0177.0.0.1", false), ("http://127.0.0.256", false), ("http://localhost.example", false),
+            ("http://127.0.0.1:8080", true), ("http://127.10.20.30", true), ("http://localhost:9", true),
+            ("http://[::1]:8080", true),
+        ])
+    func loopbackOnly(url: String, accepted: Bool) async {
+        let refused = await refusal { _ = try BackendForFrontend.Configuration(publicURL: URL(string: url)!) }
+        #expect((refused == nil) == accepted, "\(url)")
+        let issuer = try? ProviderConfiguration(issuer: URL(string: url + "/")!, clientID: "app")
+        #expect((issuer != nil) == accepted, "the same rule for a plain-http issuer: \(url)")
     }
 }

@@ -20,7 +20,7 @@ struct FailureTests {
             let browser = CookieBrowser()
             do {
                 let ids = try await ExpiredSessions.create(2, emulator: emulator, store: store)
-                let cookie = { (id: SessionID) in [("Cookie", "sessionkit=\(id.rawValue)")] }
+                let cookie = { (id: SessionID) in SealedCookies.header(id) + [("X-CSRF", "1")] }
 
                 // The provider is down: 502, and the session is still there once it is back.
                 try await emulator.controls.inject(.status(503), into: .token)
@@ -75,7 +75,7 @@ struct FailureTests {
             let instance = try await InProcessInstance.start(emulator: emulator, store: unreachable)
             let browser = CookieBrowser()
             let page = try await browser.send(
-                .GET, instance.at("/api/userinfo"), headers: [("Cookie", "sessionkit=\(ids[0].rawValue)")],
+                .GET, instance.at("/api/userinfo"), headers: SealedCookies.header(ids[0]) + [("X-CSRF", "1")],
                 cookies: false)
             #expect(page.status == 503)
             #expect(page.headers.first(name: "Retry-After") == "1")

@@ -10,7 +10,7 @@ import SessionKitTesting
 import Testing
 
 /// The forwarding route: the upstream gets the user's fresh token and never the browser's cookie; hop-by-hop
-/// headers go neither way; bodies stream both ways; state-changing calls need the app's Origin or `X-CSRF: 1`;
+/// headers go neither way; bodies stream both ways; every call needs `X-CSRF: 1` (and the app's Origin if any);
 /// and failures to renew are answered by what the front end should do.
 @Suite("Forwarding to the upstream", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct ForwardingTests {
@@ -38,14 +38,14 @@ struct ForwardingTests {
     @Test("the upstream gets Bearer <the session's token>, the path and query, and never the cookie or hop headers")
     func headersUpstream() async throws {
         try await Self.withSignedIn { _, _, instance, browser in
-            let id = try SessionID(validating: try #require(browser.cookies["sessionkit"]))
+            let id = try #require(SealedCookies.id(fromCookie: browser.cookies["sessionkit"]))
             let token = try await instance.bff.sessions.credentials(for: id).accessToken.unsafeRawValue
             let page = try await browser.get(
                 instance.at("/api/orders/7?sort=new&q=a%20b"),
                 headers: [
                     ("Connection", "X-Private-Hop"), ("X-Private-Hop", "secret"), ("Keep-Alive", "timeout=9"),
                     ("Proxy-Authorization", "Basic abc"), ("Authorization", "Bearer the-browser-s-own"),
-                    ("X-App", "kept"),
+                    ("X-App", "kept"), ("X-CSRF", "1"),
                 ])
             #expect(page.status == 200)
             let headers = try #require(page.json["headers"] as? [String: [String]])
@@ -80,14 +80,14 @@ struct ForwardingTests {
             #expect(page.json["size"] as? Int == body.count)
             #expect(page.json["sha256"] as? String == digest)
             _ = upstream
-            let download = try await browser.get(instance.at("/api/bytes/\(6 << 20)"))
+            let download = try await browser.get(instance.at("/api/bytes/\(6 << 20)"), headers: [("X-CSRF", "1")])
             #expect(download.status == 200)
             #expect(download.body.count == 6 << 20)
             #expect(download.body.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
         }
     }
 
-    @Test("state-changing calls: refused from another site or without Origin and X-CSRF; forwarded otherwise")
+    @Test("every call needs X-CSRF: 1 and no foreign Origin or cross-site fetch metadata; forwarded otherwise")
     func forgery() async throws {
         try await Self.withSignedIn { _, _, instance, browser in
             let post = { (headers: [(String, String)]) in
@@ -99,14 +99,21 @@ struct ForwardingTests {
             #expect(try await post([]) == 403)
             #expect(try await post([("Sec-Fetch-Site", "cross-site"), ("X-CSRF", "1")]) == 403)
             #expect(try await post([("X-CSRF", "0")]) == 403)
-            #expect(try await post([("Origin", instance.url.absoluteString)]) == 200)
+            #expect(try await post([("Origin", instance.url.absoluteString)]) == 403, "the header is needed too")
+            #expect(try await post([("Origin", instance.url.absoluteString), ("X-CSRF", "1")]) == 200)
             #expect(try await post([("X-CSRF", "1")]) == 200)
             for method in [HTTPMethod.DELETE, .PUT, .PATCH] {
                 #expect(try await browser.send(method, instance.at("/api/orders/1")).status == 403)
             }
             let refused = try await browser.send(.DELETE, instance.at("/api/orders/1"))
             #expect(refused.json["error"] as? String == "cross_site_request_refused")
-            #expect(try await browser.get(instance.at("/api/orders")).status == 200, "GET needs no Origin")
+            // Every method needs the header, GET included (a link or a navigation from another site carries the
+            // SameSite=Lax cookie, but never a custom header).
+            #expect(try await browser.get(instance.at("/api/orders")).status == 403, "GET without X-CSRF")
+            #expect(try await browser.get(instance.at("/api/orders"), headers: [("X-CSRF", "1")]).status == 200)
+            let navigation = try await browser.get(
+                instance.at("/api/orders"), headers: [("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Mode", "navigate")])
+            #expect(navigation.status == 403, "a link on another site gets nothing")
         }
     }
 
@@ -114,18 +121,22 @@ struct ForwardingTests {
     func withoutSession() async throws {
         try await Self.withSignedIn { _, _, instance, browser in
             let anonymous = CookieBrowser()
-            let page = try await anonymous.get(instance.at("/api/orders"))
+            let page = try await anonymous.get(instance.at("/api/orders"), headers: [("X-CSRF", "1")])
             #expect(page.status == 401)
             #expect(page.json["sign_in"] as? String == "/auth/login")
             let malformed = try await anonymous.send(
-                .GET, instance.at("/api/orders"), headers: [("Cookie", "sessionkit=not-a-session")], cookies: false)
+                .GET, instance.at("/api/orders"), headers: [("Cookie", "sessionkit=not-a-session"), ("X-CSRF", "1")],
+                cookies: false)
             #expect(malformed.status == 401)
             await anonymous.shutdown()
-            #expect(try await browser.get(instance.at("/api/a/../../secret")).status == 400)
-            #expect(try await browser.get(instance.at("/api/a/%2e%2e/secret")).status == 400)
-            #expect(try await browser.get(instance.at("/api/a/..%2F..%2Fsecret")).status == 400)
-            #expect(try await browser.get(instance.at("/api/a/..%5c..%5csecret")).status == 400)
-            #expect(try await browser.get(instance.at("/api/a/b%2e%2ec/ok")).status != 400)
+            #expect(try await browser.get(instance.at("/api/a/../../secret"), headers: [("X-CSRF", "1")]).status == 400)
+            #expect(
+                try await browser.get(instance.at("/api/a/%2e%2e/secret"), headers: [("X-CSRF", "1")]).status == 400)
+            #expect(
+                try await browser.get(instance.at("/api/a/..%2F..%2Fsecret"), headers: [("X-CSRF", "1")]).status == 400)
+            #expect(
+                try await browser.get(instance.at("/api/a/..%5c..%5csecret"), headers: [("X-CSRF", "1")]).status == 400)
+            #expect(try await browser.get(instance.at("/api/a/b%2e%2ec/ok"), headers: [("X-CSRF", "1")]).status != 400)
         }
     }
 }

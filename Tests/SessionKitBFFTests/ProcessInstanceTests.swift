@@ -32,7 +32,9 @@ struct ProcessInstanceTests {
                     cookie.contains("; HttpOnly") && cookie.contains("; SameSite=Lax") && cookie.contains("; Path=/"))
                 #expect(!cookie.contains("Secure"), "plain-http loopback public URL: no Secure")
                 let id = try #require(browser.cookies["sessionkit"])
-                #expect(id.count == 43)
+                #expect(
+                    SealedCookies.id(fromCookie: id, secret: deployment.key) != nil,
+                    "the cookie is the session id sealed with the deployment's key")
 
                 // The session, used on B.
                 let me = try await browser.get(b.at("/auth/me"))
@@ -41,7 +43,7 @@ struct ProcessInstanceTests {
                 #expect(me.json["email"] as? String == AuthEmulator.User.aliceEmail)
                 #expect((me.json["sub"] as? String)?.isEmpty == false)
                 #expect(me.json["expires_at"] is String)
-                let userinfo = try await browser.get(b.at("/api/userinfo"))
+                let userinfo = try await browser.get(b.at("/api/userinfo"), headers: [("X-CSRF", "1")])
                 #expect(userinfo.status == 200)
                 #expect(userinfo.json["email"] as? String == AuthEmulator.User.aliceEmail)
                 let hello = try await browser.get(b.at("/hello"))
@@ -65,7 +67,7 @@ struct ProcessInstanceTests {
                 while ContinuousClock.now - loggedOutAt < .seconds(1) {
                     // The BFF's own 401 (with `sign_in`), not the upstream's: the provider revoked the access token
                     // too, so a stale instance would forward it and pass the upstream's 401 through.
-                    let answer = try await browser.get(a.at("/api/userinfo"))
+                    let answer = try await browser.get(a.at("/api/userinfo"), headers: [("X-CSRF", "1")])
                     if answer.status == 401, answer.json["sign_in"] != nil {
                         refusedOnA = true
                         break
@@ -104,7 +106,8 @@ struct ProcessInstanceTests {
                     for instance in [a, b, a, b] {
                         group.addTask {
                             try await browser.send(
-                                .GET, instance.at("/api/userinfo"), headers: [("Cookie", "sessionkit=\(id.rawValue)")],
+                                .GET, instance.at("/api/userinfo"),
+                                headers: SealedCookies.header(id, secret: deployment.key) + [("X-CSRF", "1")],
                                 cookies: false
                             ).status
                         }

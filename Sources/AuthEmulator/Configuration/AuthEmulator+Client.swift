@@ -17,6 +17,15 @@ extension AuthEmulator {
         /// When `true`, the client's ID tokens are signed HS256 with its secret (which must be at least 32 bytes).
         /// Such tokens carry no `kid`: their key is the secret, not a published JWK.
         public var signsIDTokensWithSecret: Bool
+        /// Where `/oidc/logout` may send the browser afterwards (`post_logout_redirect_uri`, OIDC RP-Initiated
+        /// Logout 1.0 §3). Matched as ``redirectURIs`` are: exactly, or a loopback IP URI on any port with the
+        /// same path.
+        public var postLogoutRedirectURIs: [String]
+        /// The client's Back-Channel Logout URI (OIDC Back-Channel Logout 1.0 §2.2): an `http` or `https` URL
+        /// that receives a logout token by `POST` when a session it was issued tokens in ends. `nil` (the
+        /// default) sends nothing. ``AuthEmulator/Controls/setBackchannelLogoutURI(_:forClient:)`` replaces it
+        /// at run time, for receivers that learn their port only once they listen.
+        public var backchannelLogoutURI: String?
 
         /// Creates a client.
         public init(
@@ -25,7 +34,9 @@ extension AuthEmulator {
             secret: String? = nil,
             grantTypes: [GrantType] = GrantType.allSupported,
             redirectURIs: [String] = [],
-            signsIDTokensWithSecret: Bool = false
+            signsIDTokensWithSecret: Bool = false,
+            postLogoutRedirectURIs: [String] = [],
+            backchannelLogoutURI: String? = nil
         ) {
             self.id = id
             self.name = name
@@ -33,6 +44,8 @@ extension AuthEmulator {
             self.grantTypes = grantTypes
             self.redirectURIs = redirectURIs
             self.signsIDTokensWithSecret = signsIDTokensWithSecret
+            self.postLogoutRedirectURIs = postLogoutRedirectURIs
+            self.backchannelLogoutURI = backchannelLogoutURI
         }
 
         /// Whether the client is public (has no secret).
@@ -45,7 +58,8 @@ extension AuthEmulator {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret
+            case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
+            case backchannelLogoutURI
         }
 
         /// Decodes a client; only `id` is required.
@@ -57,6 +71,8 @@ extension AuthEmulator {
             self.grantTypes = try c.decodeIfPresent([GrantType].self, forKey: .grantTypes) ?? GrantType.allSupported
             self.redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
             self.signsIDTokensWithSecret = try c.decodeIfPresent(Bool.self, forKey: .signsIDTokensWithSecret) ?? false
+            self.postLogoutRedirectURIs = try c.decodeIfPresent([String].self, forKey: .postLogoutRedirectURIs) ?? []
+            self.backchannelLogoutURI = try c.decodeIfPresent(String.self, forKey: .backchannelLogoutURI)
         }
     }
 }
@@ -86,6 +102,8 @@ extension AuthEmulator.Client {
         secret: confidentialSecret,
         grantTypes: AuthEmulator.GrantType.allSupported,
         // The second is the sign-in callback of a back end for front ends (SessionKitBFF, `sessionkit-bff`).
-        redirectURIs: ["http://127.0.0.1/callback", "http://127.0.0.1/auth/callback"]
+        redirectURIs: ["http://127.0.0.1/callback", "http://127.0.0.1/auth/callback"],
+        // The BFF's home page on any loopback port, where `/oidc/logout` returns the browser.
+        postLogoutRedirectURIs: ["http://127.0.0.1/"]
     )
 }

@@ -50,6 +50,9 @@ extension AuthEmulator {
         public var users: [User]
         /// The APIs (resource servers) an `audience` may name, besides the built-in Management API.
         public var apis: [API]
+        /// Seconds a Back-Channel Logout delivery may take (connect, send, answer) before it is recorded as
+        /// timed out. Deliveries run concurrently, so `/oidc/logout` answers within about this long. Default 5.
+        public var backchannelLogoutTimeout: Double
 
         /// Creates a configuration; every argument has the default described on its property.
         public init(
@@ -67,7 +70,8 @@ extension AuthEmulator {
             stateFile: String? = nil,
             clients: [Client] = [.native, .confidential],
             users: [User] = [.alice, .bob],
-            apis: [API] = [.demo]
+            apis: [API] = [.demo],
+            backchannelLogoutTimeout: Double = 5
         ) {
             self.host = host
             self.allowNonLoopbackHost = allowNonLoopbackHost
@@ -84,6 +88,7 @@ extension AuthEmulator {
             self.clients = clients
             self.users = users
             self.apis = apis
+            self.backchannelLogoutTimeout = backchannelLogoutTimeout
         }
 
         /// Every client authentication method the emulator knows.
@@ -108,7 +113,7 @@ extension AuthEmulator {
         private enum CodingKeys: String, CodingKey {
             case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
             case lifetimes, refreshTokenRotation, keyRotationOverlap
-            case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis
+            case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis, backchannelLogoutTimeout
         }
 
         /// Decodes a configuration; every key is optional.
@@ -136,6 +141,9 @@ extension AuthEmulator {
             self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
             self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users
             self.apis = try c.decodeIfPresent([API].self, forKey: .apis) ?? defaults.apis
+            self.backchannelLogoutTimeout =
+                try c.decodeIfPresent(Double.self, forKey: .backchannelLogoutTimeout)
+                ?? defaults.backchannelLogoutTimeout
         }
     }
 

@@ -29,6 +29,14 @@ extension AuthEmulator.Configuration {
         for client in clients where client.signsIDTokensWithSecret && (client.secret?.utf8.count ?? 0) < 32 {
             throw fail("client \(client.id) signs ID tokens with its secret, which must be at least 32 bytes")
         }
+        for client in clients {
+            if let uri = client.backchannelLogoutURI, !Self.isDeliverable(uri) {
+                throw fail("client \(client.id): backchannelLogoutURI must be an absolute http or https URL")
+            }
+        }
+        if !backchannelLogoutTimeout.isFinite || backchannelLogoutTimeout <= 0 || backchannelLogoutTimeout > 600 {
+            throw fail("backchannelLogoutTimeout must be more than 0 and at most 600 seconds")
+        }
         for method in clientAuthenticationMethods where !Self.allClientAuthenticationMethods.contains(method) {
             throw fail(
                 "clientAuthenticationMethods: '\(method)' is not one of "
@@ -40,6 +48,14 @@ extension AuthEmulator.Configuration {
         {
             throw fail("autoSignInUser \(autoSignInUser) is not a configured user")
         }
+    }
+
+    /// Whether a Back-Channel Logout URI can be posted to: an absolute `http` or `https` URL with a host.
+    static func isDeliverable(_ uri: String) -> Bool {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else { return false }
+        return scheme == "http" || scheme == "https"
     }
 
     /// Whether `host` names the loopback interface: `localhost`, `::1` or an address in 127.0.0.0/8.

@@ -14,7 +14,7 @@ extension AuthEmulator {
     public struct Controls: Sendable {
         let core: EmulatorCore
 
-        private func enabled() throws {
+        func enabled() throws {
             guard core.configuration.testControlsEnabled else {
                 throw AuthEmulatorError(
                     .controlsDisabled, "Start the emulator with testControlsEnabled to use controls")
@@ -57,7 +57,10 @@ extension AuthEmulator {
             return await core.keys.currentKID
         }
 
-        /// Revokes every grant of a user (all refresh token families and their access tokens).
+        /// Revokes every grant of a user (all refresh token families and their access tokens), and sends a logout
+        /// token naming the user (`sub`, no `sid`) to each client that held one of those grants and has a
+        /// back-channel logout URI, waiting for the deliveries (see ``backchannelDeliveries()``). The user's SSO
+        /// sessions stay; ``endSessions(forUser:)`` ends them too.
         /// - Returns: How many live grants were revoked.
         @discardableResult
         public func revokeGrants(forUser userID: String) async throws -> Int {
@@ -65,7 +68,9 @@ extension AuthEmulator {
             guard await core.state.user(id: userID) != nil else {
                 throw AuthEmulatorError(.notFound, "No user \(userID)")
             }
-            return await core.state.revokeGrants(userID: userID)
+            let revoked = await core.state.revokeGrants(userID: userID)
+            _ = await BackchannelLogout(core: core).userLoggedOut(userID, atClients: Set(revoked.map(\.clientID)))
+            return revoked.count
         }
 
         /// Adds a fault to an endpoint; several faults on one endpoint apply in the order added.

@@ -19,6 +19,8 @@ extension AuthEmulator {
         case revoke
         /// The Management API subset under `/api/v2/`.
         case management
+        /// `GET`/`POST /oidc/logout`, the end-session endpoint (OIDC RP-Initiated Logout 1.0).
+        case endSession
 
         /// The endpoint serving `path`, or `nil` for test-control and unknown paths.
         init?(path: String) {
@@ -31,6 +33,7 @@ extension AuthEmulator {
             case "/activate": self = .activate
             case "/userinfo": self = .userinfo
             case "/oauth/revoke": self = .revoke
+            case "/oidc/logout": self = .endSession
             default:
                 guard path.hasPrefix("/api/v2/") else { return nil }
                 self = .management

@@ -13,7 +13,8 @@ extension Grants {
             scopes: record.scopes,
             audience: record.audience,
             authTime: record.authTime,
-            nonce: record.nonce
+            nonce: record.nonce,
+            sid: record.sid
         )
         await core.state.attach(grantID: grant.id, toCode: code)
         return response

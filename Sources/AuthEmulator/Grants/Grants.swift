@@ -7,13 +7,15 @@ struct Grants: Sendable {
 
     var issuer: TokenIssuer { TokenIssuer(core: core) }
 
-    /// Issues tokens for a new user grant, with a refresh token when `offline_access` was granted.
+    /// Issues tokens for a new user grant, with a refresh token when `offline_access` was granted. `sid` names
+    /// the SSO session of the sign-in, when there was one; the family's ID tokens carry it.
     func issueNewGrant(
         userID: String,
         scopes: [String],
         audience: String?,
         authTime: Date?,
-        nonce: String? = nil
+        nonce: String? = nil,
+        sid: String? = nil
     ) async throws(OAuthError) -> (TokenResponse, GrantRecord) {
         let grant = await core.state.createGrant(
             userID: userID,
@@ -21,7 +23,8 @@ struct Grants: Sendable {
             scopes: scopes,
             audience: audience,
             authTime: authTime,
-            nonce: nonce
+            nonce: nonce,
+            sid: sid
         )
         var refreshToken: String?
         if scopes.contains("offline_access"), client.grantTypes.contains(.refreshToken) {

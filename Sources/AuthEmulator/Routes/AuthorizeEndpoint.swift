@@ -33,7 +33,7 @@ struct AuthorizeEndpoint: Sendable {
         if let cookie, let session = await core.state.session(cookie: cookie), !request.prompt.contains("login"),
             request.maxAge.map({ now.timeIntervalSince(session.authTime) <= Double($0) }) ?? true
         {
-            return await issueCode(request, userID: session.userID, authTime: session.authTime)
+            return await issueCode(request, session: session)
         }
         if request.prompt.contains("none") {
             let error = OAuthError(.loginRequired, "Login required")
@@ -42,8 +42,8 @@ struct AuthorizeEndpoint: Sendable {
         if let autoUser = core.configuration.autoSignInUser,
             let user = await core.state.user(idOrEmail: autoUser)
         {
-            let cookie = await core.state.createSession(userID: user.id, now: now)
-            return await issueCode(request, userID: user.id, authTime: now, setting: cookie)
+            let (cookie, session) = await core.state.createSession(userID: user.id, now: now)
+            return await issueCode(request, session: session, setting: cookie)
         }
         return JSONResponse.html(HTMLPages.signIn(carrying: carried(parameters), clientName: request.client.name))
     }
@@ -69,15 +69,14 @@ struct AuthorizeEndpoint: Sendable {
             )
             return JSONResponse.html(page, status: .unauthorized)
         }
-        let now = core.clock.now
-        let cookie = await core.state.createSession(userID: user.id, now: now)
-        return await issueCode(request, userID: user.id, authTime: now, setting: cookie)
+        let (cookie, session) = await core.state.createSession(userID: user.id, now: core.clock.now)
+        return await issueCode(request, session: session, setting: cookie)
     }
 
+    /// Redirects with a code for the session's user; the code carries the session's `sid` into the grant.
     private func issueCode(
         _ request: AuthorizeRequest,
-        userID: String,
-        authTime: Date,
+        session: BrowserSession,
         setting cookie: String? = nil
     ) async -> Response {
         let expiresAt = core.clock.now.addingTimeInterval(core.configuration.lifetimes.authorizationCode)
@@ -88,12 +87,13 @@ struct AuthorizeEndpoint: Sendable {
                 clientID: request.client.id,
                 redirectURI: request.redirectURI,
                 codeChallenge: request.codeChallenge,
-                userID: userID,
+                userID: session.userID,
                 scopes: scopes,
                 audience: request.audience,
                 nonce: request.nonce,
-                authTime: authTime,
-                expiresAt: expiresAt
+                authTime: session.authTime,
+                expiresAt: expiresAt,
+                sid: session.sid
             )
         )
         var pairs = [("code", code)]

@@ -78,12 +78,18 @@ struct AuthorizeRequest: Sendable {
 
     /// Exact match, except that loopback IP redirect URIs match on any port (RFC 8252 §7.3).
     static func isAllowed(_ uri: String, for client: AuthEmulator.Client) -> Bool {
-        if client.redirectURIs.contains(uri) { return true }
+        isAllowed(uri, among: client.redirectURIs)
+    }
+
+    /// Whether `uri` is one of `registered`: exactly, or for a loopback IP URI (`http://127.0.0.1`,
+    /// `http://[::1]`) with any port and otherwise the same scheme, host, path and query (RFC 8252 §7.3).
+    static func isAllowed(_ uri: String, among registered: [String]) -> Bool {
+        if registered.contains(uri) { return true }
         guard var candidate = URLComponents(string: uri), candidate.scheme == "http",
             let host = candidate.host, ["127.0.0.1", "[::1]", "::1"].contains(host)
         else { return false }
         candidate.port = nil
-        return client.redirectURIs.contains { registered in
+        return registered.contains { registered in
             guard var allowed = URLComponents(string: registered) else { return false }
             allowed.port = nil
             return allowed == candidate

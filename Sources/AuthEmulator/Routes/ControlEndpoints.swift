@@ -63,6 +63,7 @@ struct ControlEndpoints: Sendable {
                 return ["revoked": .number(Double(try await controls.revokeGrants(forUser: userID)))]
             }
         }
+        registerLogoutControls(on: group, controls: controls)
         group.post("device/approve") { request, context -> Response in
             if let refusal = Self.refuseUnlessJSON(request) { return refusal }
             return try await run {
@@ -97,7 +98,7 @@ struct ControlEndpoints: Sendable {
     /// A 415 answer unless `request` declares a JSON body. A web page can send a cross-site `POST` with
     /// `text/plain` or a form body without asking first; a JSON one needs a CORS preflight, which the
     /// emulator never grants, so no page the user has open can drive the controls.
-    private static func refuseUnlessJSON(_ request: Request) -> Response? {
+    static func refuseUnlessJSON(_ request: Request) -> Response? {
         let type = request.headers[.contentType]?.lowercased() ?? ""
         guard !type.hasPrefix("application/json") else { return nil }
         return JSONResponse.make(
@@ -110,7 +111,7 @@ struct ControlEndpoints: Sendable {
     }
 
     /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.
-    private func run(_ body: () async throws -> [String: EmulatorJSON]) async throws -> Response {
+    func run(_ body: () async throws -> [String: EmulatorJSON]) async throws -> Response {
         do {
             return JSONResponse.make(try await body())
         } catch let error as AuthEmulatorError {

@@ -30,6 +30,7 @@ struct DiscoveryEndpoints: Sendable {
             "device_authorization_endpoint": .string(issuer + "oauth/device/code"),
             "userinfo_endpoint": .string(issuer + "userinfo"),
             "revocation_endpoint": .string(issuer + "oauth/revoke"),
+            "end_session_endpoint": .string(issuer + "oidc/logout"),
             "jwks_uri": .string(issuer + ".well-known/jwks.json"),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
@@ -41,10 +42,13 @@ struct DiscoveryEndpoints: Sendable {
             "grant_types_supported": .array(grantTypes),
             "claims_supported": [
                 "aud", "auth_time", "azp", "email", "email_verified", "exp", "iat", "iss", "name", "nickname",
-                "nonce", "picture", "sub",
+                "nonce", "picture", "sid", "sub",
             ],
             "request_parameter_supported": false,
             "claims_parameter_supported": false,
+            "frontchannel_logout_supported": false,
+            "backchannel_logout_supported": true,
+            "backchannel_logout_session_supported": true,
         ]
         document["scopes_supported"] = .array(
             (["openid", "profile", "email", "offline_access"] + apiScopes).map { .string($0) }

@@ -10,6 +10,7 @@ enum EmulatorRouter {
         DeviceEndpoints(core: core).register(on: router)
         UserInfoEndpoint(core: core).register(on: router)
         RevokeEndpoint(core: core).register(on: router)
+        EndSessionEndpoint(core: core).register(on: router)
         ManagementEndpoints(core: core).register(on: router)
         if core.configuration.testControlsEnabled {
             ControlEndpoints(core: core).register(on: router)

@@ -59,6 +59,11 @@ enum HTMLPages {
         )
     }
 
+    /// What `/oidc/logout` shows when it has nowhere to send the browser back to.
+    static func signedOut() -> String {
+        message("Signed out", "You have been signed out. You can close this window.")
+    }
+
     static func message(_ title: String, _ text: String) -> String {
         page(title, "<p>\(escape(text))</p>")
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// The services every endpoint shares: configuration, clock, state, keys, faults and counters.
+/// The services every endpoint shares: configuration, clock, state, keys, faults, counters and the
+/// back-channel logout registry.
 final class EmulatorCore: Sendable {
     let configuration: AuthEmulator.Configuration
     /// The issuer with its trailing slash, e.g. `http://127.0.0.1:8080/`.
@@ -11,6 +12,8 @@ final class EmulatorCore: Sendable {
     let keys: SigningKeys
     let faults: FaultInjector
     let logger: Logger
+    /// The clients' back-channel logout URIs as they stand, and the delivery log.
+    let backchannel: BackchannelRegistry
 
     init(
         configuration: AuthEmulator.Configuration,
@@ -28,6 +31,7 @@ final class EmulatorCore: Sendable {
         self.keys = keys
         self.faults = faults
         self.logger = logger
+        self.backchannel = BackchannelRegistry(clients: configuration.clients)
     }
 
     /// The Management API audience, `<issuer>api/v2/`.

@@ -9,7 +9,8 @@ extension EmulatorState {
         scopes: [String],
         audience: String?,
         authTime: Date?,
-        nonce: String? = nil
+        nonce: String? = nil,
+        sid: String? = nil
     ) -> GrantRecord {
         let grant = GrantRecord(
             id: SecureRandom.token(byteCount: 12),
@@ -19,7 +20,8 @@ extension EmulatorState {
             audience: audience,
             createdAt: clock.now,
             authTime: authTime,
-            nonce: nonce
+            nonce: nonce,
+            sid: sid
         )
         grants[grant.id] = grant
         persist()
@@ -119,10 +121,10 @@ extension EmulatorState {
         return true
     }
 
-    /// Revokes every grant of a user; returns how many were live.
-    func revokeGrants(userID: String) -> Int {
+    /// Revokes every grant of a user; returns the grants that were live.
+    func revokeGrants(userID: String) -> [GrantRecord] {
         let live = grants.values.filter { $0.userID == userID && !$0.revoked }
         for grant in live { revokeGrant(id: grant.id) }
-        return live.count
+        return live
     }
 }

@@ -58,17 +58,6 @@ actor EmulatorState {
         return user
     }
 
-    // MARK: Browser sessions
-
-    func createSession(userID: String, now: Date) -> String {
-        let cookie = SecureRandom.token()
-        sessions[SecureRandom.digest(cookie)] = BrowserSession(userID: userID, authTime: now)
-        persist()
-        return cookie
-    }
-
-    func session(cookie: String) -> BrowserSession? { sessions[SecureRandom.digest(cookie)] }
-
     // MARK: Keys and persistence
 
     func setKeys(_ keys: [SigningKey]) {

@@ -11,6 +11,9 @@ struct GrantRecord: Sendable, Codable, Equatable {
     var createdAt: Date
     var authTime: Date?
     var nonce: String?
+    /// The `sid` of the SSO session the sign-in happened in; `nil` for grants without a browser session
+    /// (password, device code, token exchange, client credentials). Every ID token of the family carries it.
+    var sid: String?
     var revoked: Bool = false
     /// The digest of the refresh token rotated most recently: the only spent token that may be presented
     /// again within the reuse interval (Auth0: "only the previous token can be reused").
@@ -46,6 +49,8 @@ struct AuthorizationCodeRecord: Sendable, Codable, Equatable {
     var nonce: String?
     var authTime: Date
     var expiresAt: Date
+    /// The `sid` of the SSO session that approved the code.
+    var sid: String?
     var redeemed: Bool = false
     /// The grant the code produced, revoked if the code is presented again.
     var grantID: String?
@@ -71,8 +76,27 @@ struct DeviceCodeRecord: Sendable, Codable, Equatable {
     var status: Status = .pending
 }
 
-/// An emulator browser session, set by the sign-in form or test mode, keyed by the digest of its cookie.
+/// An emulator browser (SSO) session, set by the sign-in form or test mode, keyed by the digest of its cookie.
 struct BrowserSession: Sendable, Codable, Equatable {
     var userID: String
     var authTime: Date
+    /// The public session id, `sid` in ID and logout tokens (OIDC Back-Channel Logout 1.0 §2.1). Random and
+    /// unrelated to the cookie, so a token that names the session never reveals the cookie.
+    var sid: String
+
+    init(userID: String, authTime: Date, sid: String = SecureRandom.token(byteCount: 16)) {
+        self.userID = userID
+        self.authTime = authTime
+        self.sid = sid
+    }
+
+    private enum CodingKeys: String, CodingKey { case userID, authTime, sid }
+
+    /// Decodes a session; one saved before sessions had a `sid` gets a fresh one.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.userID = try c.decode(String.self, forKey: .userID)
+        self.authTime = try c.decode(Date.self, forKey: .authTime)
+        self.sid = try c.decodeIfPresent(String.self, forKey: .sid) ?? SecureRandom.token(byteCount: 16)
+    }
 }

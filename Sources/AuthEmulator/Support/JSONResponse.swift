@@ -24,10 +24,14 @@ enum JSONResponse {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    static func redirect(to location: String, headers extra: HTTPFields = [:]) -> Response {
+    static func redirect(
+        to location: String,
+        headers extra: HTTPFields = [:],
+        status: HTTPResponse.Status = .found
+    ) -> Response {
         var headers = extra
         headers[.location] = location
         headers[.cacheControl] = "no-store"
-        return Response(status: .found, headers: headers)
+        return Response(status: status, headers: headers)
     }
 }

@@ -28,14 +28,27 @@ actor SigningKeys {
     /// Every key, for the state file.
     var all: [SigningKey] { keys }
 
-    /// Signs `payload` with the current key; the header carries its `kid` unless `withKeyID` is `false`.
-    func sign(_ payload: some JWTPayload, withKeyID: Bool = true) async throws -> String {
+    /// Signs `payload` with the current key; the header carries its `kid` unless `withKeyID` is `false`, and
+    /// `header`'s other fields (a `typ` such as `logout+jwt`).
+    func sign(_ payload: some JWTPayload, withKeyID: Bool = true, header: JWTHeader = JWTHeader()) async throws
+        -> String
+    {
         guard withKeyID else {
             let single = JWTKeyCollection()
             try await keys[keys.count - 1].add(to: single, withKeyID: false)
-            return try await single.sign(payload)
+            return try await single.sign(payload, header: header)
         }
-        return try await collection.sign(payload, kid: JWKIdentifier(string: currentKID))
+        return try await collection.sign(payload, kid: JWKIdentifier(string: currentKID), header: header)
+    }
+
+    /// Signs `payload` with a fresh key that is published nowhere, under the current key's `kid`: a token whose
+    /// header looks right and whose signature no published key verifies.
+    func signWithUnpublishedKey(_ payload: some JWTPayload, header: JWTHeader = JWTHeader()) async throws -> String {
+        var impostor = try SigningKey.generate(algorithm, now: Date())
+        impostor.kid = currentKID
+        let single = JWTKeyCollection()
+        try await impostor.add(to: single)
+        return try await single.sign(payload, kid: JWKIdentifier(string: currentKID), header: header)
     }
 
     /// Verifies a token's signature against any published key and decodes its payload.

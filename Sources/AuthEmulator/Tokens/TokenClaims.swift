@@ -35,9 +35,11 @@ struct IDTokenClaims: JWTPayload, Equatable {
     var updatedAt: String?
     var email: String?
     var emailVerified: Bool?
+    /// The SSO session the sign-in happened in, as Auth0's ID tokens carry it (Back-Channel Logout 1.0 §2.1).
+    var sid: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, iat, exp, azp, nonce, name, nickname, picture, email
+        case iss, sub, aud, iat, exp, azp, nonce, name, nickname, picture, email, sid
         case authTime = "auth_time"
         case updatedAt = "updated_at"
         case emailVerified = "email_verified"

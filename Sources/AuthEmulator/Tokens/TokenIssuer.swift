@@ -71,23 +71,20 @@ struct TokenIssuer: Sendable {
             nickname: profile ? user.nickname : nil,
             picture: profile ? user.picture : nil,
             email: email ? user.email : nil,
-            emailVerified: email ? user.emailVerified : nil
+            emailVerified: email ? user.emailVerified : nil,
+            sid: request.grant.sid
         )
-        if request.client.signsIDTokensWithSecret, let secret = request.client.secret, secret.utf8.count >= 32 {
-            let ring = JWTKeyCollection()
-            await ring.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-            do {
-                return try await ring.sign(claims)
-            } catch {
-                throw OAuthError(.serverError, "The ID token could not be signed.")
-            }
+        do {
+            return try await IDTokenSigning(core: core).sign(claims, for: request.client)
+        } catch {
+            core.logger.error("ID token signing failed", metadata: ["error": "\(type(of: error))"])
+            throw OAuthError(.serverError, "The ID token could not be signed.")
         }
-        return try await sign(claims, withKeyID: !core.configuration.omitsIDTokenKeyID)
     }
 
-    private func sign(_ payload: some JWTPayload, withKeyID: Bool = true) async throws(OAuthError) -> String {
+    private func sign(_ payload: some JWTPayload) async throws(OAuthError) -> String {
         do {
-            return try await core.keys.sign(payload, withKeyID: withKeyID)
+            return try await core.keys.sign(payload)
         } catch {
             core.logger.error("Token signing failed", metadata: ["error": "\(type(of: error))"])
             throw OAuthError(.serverError, "The token could not be signed.")

@@ -35,4 +35,7 @@ public enum ValidationCheck: String, Sendable, Hashable, CaseIterable {
     case expiresIn
     /// The authorization response's `state` does not match the request's.
     case state
+    /// A logout token lacks the back-channel logout event, names neither `sub` nor `sid`, carries a `nonce`,
+    /// has no `jti`, or is typed as something else (OpenID Connect Back-Channel Logout 1.0 §2.6).
+    case logoutToken
 }

@@ -21,6 +21,9 @@ extension JWT {
     public var authorizedParty: String? { claims["azp"]?.stringValue }
     /// When the user last authenticated (`auth_time`).
     public var authenticationTime: Date? { self["auth_time"].date }
+    /// `sid`: the provider's session id (OpenID Connect Front- and Back-Channel Logout), shared by every token
+    /// of one sign-on session at the provider.
+    public var sessionID: String? { claims["sid"]?.stringValue }
     /// The granted scopes (`scope`, space-separated), split.
     public var scopes: [String] { claims["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [] }
     /// The user's full name (`name`).

@@ -91,23 +91,12 @@ public struct ProviderConfiguration: Sendable {
             )
         }
         if scheme == "https" { return }
-        if scheme == "http" && isLoopback(host: host) { return }
+        if scheme == "http" && LoopbackHost.contains(host) { return }
         throw SessionKitError(
             code: .invalidConfiguration,
             message: "the \(role) '\(url.absoluteString)' must use https (plain http is allowed only for "
                 + "127.0.0.1, ::1 and localhost)"
         )
-    }
-
-    /// Whether `host` names the loopback interface.
-    static func isLoopback(host: String) -> Bool {
-        // Trimmed by hand: `trimmingCharacters(in:)` goes through NSString, a measurable part of every
-        // `sessionctl token` (BENCHMARKS.md).
-        var bare = Substring(host)
-        while bare.first == "[" { bare.removeFirst() }
-        while bare.last == "]" { bare.removeLast() }
-        let lowered = bare.lowercased()
-        return lowered == "localhost" || lowered == "::1" || lowered.hasPrefix("127.")
     }
 }
 
@@ -126,6 +115,8 @@ public struct EndpointOverrides: Sendable, Equatable {
     public var deviceAuthorization: URL?
     /// The JWKS document.
     public var jwks: URL?
+    /// The end-session (RP-initiated logout) endpoint.
+    public var endSession: URL?
 
     /// Creates overrides; `nil` means "use discovery".
     public init(
@@ -134,7 +125,8 @@ public struct EndpointOverrides: Sendable, Equatable {
         userInfo: URL? = nil,
         revocation: URL? = nil,
         deviceAuthorization: URL? = nil,
-        jwks: URL? = nil
+        jwks: URL? = nil,
+        endSession: URL? = nil
     ) {
         self.authorization = authorization
         self.token = token
@@ -142,6 +134,7 @@ public struct EndpointOverrides: Sendable, Equatable {
         self.revocation = revocation
         self.deviceAuthorization = deviceAuthorization
         self.jwks = jwks
+        self.endSession = endSession
     }
 
     /// The overrides that are set, with their names.
@@ -149,6 +142,7 @@ public struct EndpointOverrides: Sendable, Equatable {
         [
             ("authorization", authorization), ("token", token), ("userinfo", userInfo), ("revocation", revocation),
             ("device authorization", deviceAuthorization), ("JWKS", jwks),
+            ("end-session", endSession),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

@@ -17,6 +17,9 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     public var deviceAuthorizationEndpoint: URL?
     /// The JWKS document.
     public var jwksURI: URL?
+    /// Where a relying party sends the browser to end the user's session at the provider (OpenID Connect
+    /// RP-Initiated Logout 1.0; Auth0 serves it at `/oidc/logout`).
+    public var endSessionEndpoint: URL?
     /// The grant types the provider says it supports.
     public var grantTypesSupported: [String]?
     /// The ID-token signing algorithms the provider says it uses.
@@ -32,6 +35,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         case revocationEndpoint = "revocation_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case jwksURI = "jwks_uri"
+        case endSessionEndpoint = "end_session_endpoint"
         case grantTypesSupported = "grant_types_supported"
         case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
@@ -46,6 +50,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         revocationEndpoint: URL? = nil,
         deviceAuthorizationEndpoint: URL? = nil,
         jwksURI: URL? = nil,
+        endSessionEndpoint: URL? = nil,
         grantTypesSupported: [String]? = nil,
         idTokenSigningAlgorithms: [String]? = nil,
         tokenEndpointAuthMethods: [String]? = nil
@@ -57,6 +62,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         self.revocationEndpoint = revocationEndpoint
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.jwksURI = jwksURI
+        self.endSessionEndpoint = endSessionEndpoint
         self.grantTypesSupported = grantTypesSupported
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
@@ -71,6 +77,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         merged.revocationEndpoint = overrides.revocation ?? revocationEndpoint
         merged.deviceAuthorizationEndpoint = overrides.deviceAuthorization ?? deviceAuthorizationEndpoint
         merged.jwksURI = overrides.jwks ?? jwksURI
+        merged.endSessionEndpoint = overrides.endSession ?? endSessionEndpoint
         return merged
     }
 

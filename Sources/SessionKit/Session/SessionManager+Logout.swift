@@ -24,6 +24,9 @@ extension SessionManager {
         var previous: Credentials?
         try updateRecord { stored in
             previous = stored.credentials
+            // Nothing to clear (no session, or one that already ended): nothing is written, so signing out a
+            // session that does not exist costs one read and no write.
+            guard stored.credentials != nil || stored.renewal != nil || stored.profile != nil else { return nil }
             return stored.cleared()
         }
         // A renewal left unsaved holds the live refresh token: that is the one to revoke.

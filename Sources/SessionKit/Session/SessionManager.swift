@@ -162,6 +162,13 @@ public actor SessionManager {
         changes.signal()
     }
 
+    /// Whether this manager holds something the store does not have yet: a renewal under way, or renewed
+    /// credentials that could not be saved. A cache of managers must not drop such a manager, or the next
+    /// call would send the spent refresh token again.
+    package nonisolated var holdsUnsavedState: Bool {
+        renewal.withLock { $0 != nil } || pending.withLock { $0 != nil }
+    }
+
     /// Forgets what this instance holds in memory, so the next call reads the store again (for
     /// example after another process signed out).
     public func reload() throws(SessionKitError) {

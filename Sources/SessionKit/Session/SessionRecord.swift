@@ -35,15 +35,36 @@ struct RenewalLease: Codable, Sendable, Equatable {
     var owner: String
     /// The holder's process id, so that a lease of a process that died can be taken over at once.
     var pid: Int32
-    /// The holder's host name: a pid means nothing on another machine sharing the folder.
+    /// Where the pid means something: the host name, and on Linux the boot and the pid namespace too
+    /// (``currentHost``). A pid means nothing on another machine, after a reboot, or in another container.
     var host: String
     /// When the request was about to be sent.
     var startedAt: Date
     /// When the lease lapses even if its holder never clears it.
     var expiresAt: Date
 
-    /// This machine's name, read once: waiting renewers check leases every few milliseconds.
-    static let currentHost = ProcessInfo.processInfo.hostName
+    /// The pid namespace this process lives in, read once: waiting renewers check leases every few
+    /// milliseconds.
+    ///
+    /// A host name alone is not enough: containers on one machine often share a host name (or a volume)
+    /// but not a pid namespace, and there pid 1234 is another process, or none. On Linux the name is
+    /// therefore joined with the kernel's boot id and the pid namespace's inode (`/proc/self/ns/pid`), so a
+    /// lease is judged dead by its pid only where that pid is this namespace's; anywhere else it lapses by
+    /// its expiry. Elsewhere the host name is all there is.
+    static let currentHost: String = {
+        var identity = ProcessInfo.processInfo.hostName
+        #if os(Linux)
+            if let boot = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
+                identity += "|boot:" + boot.filter { !$0.isWhitespace }
+            }
+            var buffer = [CChar](repeating: 0, count: 64)
+            let count = readlink("/proc/self/ns/pid", &buffer, buffer.count - 1)
+            if count > 0 {
+                identity += "|" + String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        #endif
+        return identity
+    }()
 
     /// Whether the lease still excludes other renewers at `now`.
     func isActive(at now: Date) -> Bool {

@@ -57,27 +57,29 @@ struct IDTokenValidator: Sendable {
         return jwt
     }
 
-    private func verifySignature(_ jwt: JWT) async throws(SessionKitError) {
+    /// Verifies `jwt`'s signature with the provider's key for its `kid` (or the client secret for HS256);
+    /// `name` says which token it is in the error.
+    func verifySignature(_ jwt: JWT, named name: String = "ID token") async throws(SessionKitError) {
         let algorithm = jwt.header.algorithm
         let key: any JWTAlgorithm
         if algorithm == "HS256" {
             guard let clientSecret else {
                 throw Self.failure(
                     .algorithm,
-                    "the ID token is signed with HS256, which needs a client secret this client does not have")
+                    "the \(name) is signed with HS256, which needs a client secret this client does not have")
             }
             key = try await Self.hmacKey(clientSecret)
         } else if Self.asymmetricAlgorithms.contains(algorithm) {
             key = try await keys.key(for: jwt.header.keyID, algorithm: algorithm)
         } else {
-            throw Self.failure(.algorithm, "the ID token's algorithm '\(algorithm)' is not accepted")
+            throw Self.failure(.algorithm, "the \(name)'s algorithm '\(algorithm)' is not accepted")
         }
         guard key.name == algorithm else {
-            throw Self.failure(.algorithm, "the ID token says \(algorithm) but its key is for \(key.name)")
+            throw Self.failure(.algorithm, "the \(name) says \(algorithm) but its key is for \(key.name)")
         }
         let valid = (try? key.verify(jwt.signature, signs: jwt.signingInput)) ?? false
         guard valid else {
-            throw Self.failure(.signature, "the ID token's signature does not verify with the provider's key")
+            throw Self.failure(.signature, "the \(name)'s signature does not verify with the provider's key")
         }
     }
 

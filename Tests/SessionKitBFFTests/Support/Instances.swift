@@ -38,16 +38,19 @@ final class InProcessInstance: BFFInstance {
     static func start(
         emulator: AuthEmulator, store: any SecureStore, publicURL: URL? = nil, upstream: URL? = nil,
         clientID: String = AuthEmulator.Client.confidentialID,
-        clientSecret: String = AuthEmulator.Client.confidentialSecret
+        clientSecret: String = AuthEmulator.Client.confidentialSecret,
+        configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
         let port = try await LoopbackPort.unused()
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let provider = ProviderClient(
             configuration: try emulator.providerConfiguration(clientID: clientID, clientSecret: clientSecret))
         let sessions = SessionDirectory(provider: provider, store: store)
+        var configuration = try BackendForFrontend.Configuration(
+            publicURL: publicURL ?? url, upstream: upstream ?? emulator.issuer)
+        configure(&configuration)
         let bff = try BackendForFrontend(
-            configuration: try .init(publicURL: publicURL ?? url, upstream: upstream ?? emulator.issuer),
-            sessions: sessions)
+            configuration: configuration, sessions: sessions, cookieSecret: SealedCookies.inProcessSecret)
         let router = Router(context: BasicBFFRequestContext.self)
         router.add(middleware: bff.sessionMiddleware())
         bff.addRoutes(to: router)
@@ -58,7 +61,8 @@ final class InProcessInstance: BFFInstance {
         var logger = Logger(label: "bff-test")
         logger.logLevel = .critical
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+            router: router, server: bff.httpServer, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         let follower = Task { await bff.followChanges() }
         let instance = InProcessInstance(url: url, bff: bff, server: server, follower: follower)
@@ -134,6 +138,9 @@ final class ProcessInstance: BFFInstance {
         else { throw CookieBrowser.Failure("cannot write \(file.path)") }
         return file
     }
+
+    /// Whether the process is still alive (a crash ends it).
+    var isRunning: Bool { process.isRunning }
 
     func stop() async {
         guard process.isRunning else { return }

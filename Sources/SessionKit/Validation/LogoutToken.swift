@@ -1,0 +1,100 @@
+public import Foundation
+
+/// A validated OpenID Connect Back-Channel Logout 1.0 logout token: the provider's word that a user's session
+/// (``sessionID``), or every session of a user (``subject``), has ended.
+///
+/// Obtain one only from ``ProviderClient/validateLogoutToken(_:maxAge:)``, which checks the signature and every
+/// claim first; a back end then ends its sessions of that `sid` or `sub`, and refuses the token's ``jwtID`` if
+/// it comes again.
+public struct LogoutToken: Sendable, Equatable {
+    /// `sub`: the user whose sessions ended, when the provider names one.
+    public let subject: String?
+    /// `sid`: the provider's sign-on session that ended, when the provider names one.
+    public let sessionID: String?
+    /// `jti`: unique per token; a receiver keeps it until ``expiresAt`` to refuse replays.
+    public let jwtID: String
+    /// `iat`.
+    public let issuedAt: Date
+    /// Until when the token could be replayed: its `exp`, or `iat` plus the accepted age when it has none.
+    public let expiresAt: Date
+
+    /// The member of `events` that makes a JWT a logout token.
+    public static let event = "http://schemas.openid.net/event/backchannel-logout"
+}
+
+extension ProviderClient {
+    /// Validates a logout token sent to a back-channel logout endpoint (OpenID Connect Back-Channel Logout 1.0
+    /// §2.6): the signature with the provider's JWKS (or the client secret for HS256), `iss` is the issuer,
+    /// `aud` contains the client id, `iat` is present and at most `maxAge` seconds old (and not in the future
+    /// beyond the leeway), `exp` if present is not past, `events` holds the back-channel logout event as an
+    /// object, `sub` or `sid` is present, `jti` is present, there is no `nonce`, and a `typ` header, if any, is
+    /// `logout+jwt`.
+    ///
+    /// Replays are the caller's to refuse: keep ``LogoutToken/jwtID`` until ``LogoutToken/expiresAt``.
+    ///
+    /// - Throws: ``SessionKitError/Code/validationFailed`` naming the failed ``ValidationCheck``; a retryable
+    ///   ``SessionKitError`` when the provider's keys could not be fetched.
+    nonisolated(nonsending) public func validateLogoutToken(_ token: Secret, maxAge: TimeInterval = 300)
+        async throws(SessionKitError) -> LogoutToken
+    {
+        let jwt: JWT
+        do {
+            jwt = try JWT(decoding: token.unsafeRawValue)
+        } catch {
+            throw Self.logoutFailure(
+                .malformedIDToken, "the logout token is not a well-formed JWT (\(error.description))")
+        }
+        if let type = jwt.header.type,
+            type.lowercased() != "logout+jwt" && type.lowercased() != "application/logout+jwt"
+        {
+            throw Self.logoutFailure(.logoutToken, "the token is typed '\(type)', not logout+jwt")
+        }
+        try await idTokenValidator().verifySignature(jwt, named: "logout token")
+        return try Self.checkLogoutClaims(
+            jwt, issuer: configuration.issuer.absoluteString, clientID: configuration.clientID, now: providerNow,
+            leeway: configuration.leeway, maxAge: maxAge)
+    }
+
+    /// The claim checks of ``validateLogoutToken(_:maxAge:)``, after the signature.
+    static func checkLogoutClaims(
+        _ jwt: JWT, issuer: String, clientID: String, now: Date, leeway: TimeInterval, maxAge: TimeInterval
+    ) throws(SessionKitError) -> LogoutToken {
+        guard jwt.issuer == issuer else {
+            throw logoutFailure(.issuer, "the logout token's issuer '\(jwt.issuer ?? "none")' is not '\(issuer)'")
+        }
+        guard jwt.audience.contains(clientID) else {
+            throw logoutFailure(.audience, "the logout token's audience does not contain the client id '\(clientID)'")
+        }
+        guard let issuedAt = jwt.issuedAt else { throw logoutFailure(.issuedAt, "the logout token has no iat") }
+        guard issuedAt <= now.addingTimeInterval(leeway), issuedAt >= now.addingTimeInterval(-maxAge - leeway) else {
+            throw logoutFailure(
+                .issuedAt,
+                "the logout token was issued at \(issuedAt.formatted(.iso8601)), outside the accepted window of "
+                    + "\(Int(maxAge)) s before now; check the clocks")
+        }
+        if let expiresAt = jwt.expiresAt, expiresAt <= now.addingTimeInterval(-leeway) {
+            throw logoutFailure(.expiry, "the logout token expired at \(expiresAt.formatted(.iso8601))")
+        }
+        guard case .object(let events)? = jwt.claims["events"], case .object? = events[LogoutToken.event] else {
+            throw logoutFailure(.logoutToken, "the token's events claim does not hold the back-channel logout event")
+        }
+        guard jwt.nonce == nil, jwt.claims["nonce"] == nil else {
+            throw logoutFailure(.logoutToken, "the logout token carries a nonce, which logout tokens must not")
+        }
+        let subject = jwt.subject.flatMap { $0.isEmpty ? nil : $0 }
+        let sessionID = jwt.sessionID.flatMap { $0.isEmpty ? nil : $0 }
+        guard subject != nil || sessionID != nil else {
+            throw logoutFailure(.logoutToken, "the logout token names neither a user (sub) nor a session (sid)")
+        }
+        guard let jwtID = jwt.identifier, !jwtID.isEmpty else {
+            throw logoutFailure(.logoutToken, "the logout token has no jti, so its replay could not be refused")
+        }
+        return LogoutToken(
+            subject: subject, sessionID: sessionID, jwtID: jwtID, issuedAt: issuedAt,
+            expiresAt: jwt.expiresAt ?? issuedAt.addingTimeInterval(maxAge + leeway))
+    }
+
+    static func logoutFailure(_ check: ValidationCheck, _ message: String) -> SessionKitError {
+        SessionKitError(code: .validationFailed, message: message + "; no session was ended", failedCheck: check)
+    }
+}

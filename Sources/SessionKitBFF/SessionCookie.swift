@@ -1,0 +1,54 @@
+import Foundation
+import SessionKitServer
+
+/// What the sealed session cookie says: which session, when it began, and when the browser was last seen.
+///
+/// The server enforces the configured absolute lifetime and idle timeout from these two dates, which only
+/// this back end can write (the cookie is sealed), so checking them costs no store round trip; the cookie is
+/// written again, with a new ``seenAt``, at most once a minute (``needsRefresh(at:)``).
+struct SessionCookie: Sendable, Equatable {
+    let id: SessionID
+    let createdAt: Date
+    var seenAt: Date
+    let lifetime: TimeInterval
+    let idleTimeout: TimeInterval
+
+    init(id: SessionID, createdAt: Date, seenAt: Date, lifetime: TimeInterval, idleTimeout: TimeInterval) {
+        self.id = id
+        self.createdAt = createdAt
+        self.seenAt = seenAt
+        self.lifetime = lifetime
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Reads `<id> <created> <seen>` (seconds since 1970); `nil` for anything else.
+    init?(plaintext: Data, lifetime: TimeInterval, idleTimeout: TimeInterval) {
+        let parts = String(decoding: plaintext, as: UTF8.self).split(separator: " ")
+        guard parts.count == 3, let id = try? SessionID(validating: String(parts[0])),
+            let created = Int64(parts[1]), let seen = Int64(parts[2])
+        else { return nil }
+        self.init(
+            id: id, createdAt: Date(timeIntervalSince1970: TimeInterval(created)),
+            seenAt: Date(timeIntervalSince1970: TimeInterval(seen)), lifetime: lifetime, idleTimeout: idleTimeout)
+    }
+
+    var plaintext: Data {
+        Data("\(id.rawValue) \(Int64(createdAt.timeIntervalSince1970)) \(Int64(seenAt.timeIntervalSince1970))".utf8)
+    }
+
+    /// When the session ends whatever happens: its start plus the absolute lifetime.
+    var expiresAt: Date { createdAt.addingTimeInterval(lifetime) }
+
+    /// Why the session has ended at `now`, or `nil` while it lasts.
+    func ended(at now: Date) -> String? {
+        if now >= expiresAt { return "it reached its absolute lifetime" }
+        if now.timeIntervalSince(seenAt) >= idleTimeout { return "it was idle for longer than the idle timeout" }
+        return nil
+    }
+
+    /// Whether the cookie should be written again to record that the browser was seen at `now`: once a
+    /// minute at most (or a quarter of the idle timeout, when that is shorter).
+    func needsRefresh(at now: Date) -> Bool {
+        now.timeIntervalSince(seenAt) >= min(60, idleTimeout / 4)
+    }
+}

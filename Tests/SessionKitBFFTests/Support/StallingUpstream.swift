@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SessionKitTesting
+
+/// An upstream that misbehaves as a slow or broken API does: `/trickle` sends its head and then one byte a
+/// second for a minute, `/silent` sends its head and one byte and then nothing, `/late` answers only after a
+/// minute, `/big` sends 2 MiB without announcing the length.
+final class StallingUpstream: Sendable {
+    let url: URL
+    private let server: Task<Void, any Error>
+
+    private init(url: URL, server: Task<Void, any Error>) {
+        self.url = url
+        self.server = server
+    }
+
+    static func start() async throws -> StallingUpstream {
+        let port = try await LoopbackPort.unused()
+        let router = Router()
+        router.get("trickle") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: ResponseBody { writer in
+                    for _ in 0..<60 {
+                        try await writer.write(ByteBuffer(string: "."))
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("silent") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "."))
+                    try await Task.sleep(for: .seconds(60))
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("late") { _, _ -> String in
+            try await Task.sleep(for: .seconds(60))
+            return "late"
+        }
+        router.get("big") { _, _ in EchoUpstream.bytes(2 << 20) }
+        router.get("ready") { _, _ in "ready" }
+        var logger = Logger(label: "stalling-upstream")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let upstream = StallingUpstream(url: URL(string: "http://127.0.0.1:\(port)/")!, server: server)
+        let browser = CookieBrowser()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if (try? await browser.get(upstream.url.appendingPathComponent("ready")))?.status == 200 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await browser.shutdown()
+        return upstream
+    }
+
+    func stop() async {
+        server.cancel()
+        _ = await server.result
+    }
+}
