@@ -18,14 +18,23 @@ import Testing
 /// so that a crash shows as a dead process rather than a dead test runner.
 @Suite("Attacks from outside", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct AttackTests {
-    @Test("a callback with a malformed query (code=a%zz) is refused with 400, and the process lives on")
-    func malformedCallback() async throws {
+    /// An emulator and one `sessionkit-bff` process for a fresh deployment, for `body`.
+    static func withProcessInstance(_ body: (BFFPostgres.Deployment, ProcessInstance) async throws -> Void)
+        async throws
+    {
         try await LiveEmulator.with { emulator in
             let deployment = BFFPostgres.Deployment()
             let folder = try TemporaryFolder(prefix: "sessionkit-bff-attack")
             defer { folder.remove() }
             let keyFile = try ProcessInstance.keyFile(for: deployment, in: folder)
             let app = try await ProcessInstance.start(emulator: emulator, deployment: deployment, keyFile: keyFile)
+            try await body(deployment, app)
+        }
+    }
+
+    @Test("a callback with a malformed query (code=a%zz) is refused with 400, and the process lives on")
+    func malformedCallback() async throws {
+        try await Self.withProcessInstance { _, app in
             let browser = CookieBrowser()
             do {
                 let start = try await browser.get(app.at("/auth/login"))
@@ -51,12 +60,7 @@ struct AttackTests {
 
     @Test("malformed requests on every route: each is answered or closed, and the instance keeps serving")
     func malformedEveryRoute() async throws {
-        try await LiveEmulator.with { emulator in
-            let deployment = BFFPostgres.Deployment()
-            let folder = try TemporaryFolder(prefix: "sessionkit-bff-attack")
-            defer { folder.remove() }
-            let keyFile = try ProcessInstance.keyFile(for: deployment, in: folder)
-            let app = try await ProcessInstance.start(emulator: emulator, deployment: deployment, keyFile: keyFile)
+        try await Self.withProcessInstance { deployment, app in
             let port = try #require(app.url.port)
             let routes = [
                 "/auth/login", "/auth/callback", "/auth/me", "/auth/logout", "/auth/backchannel-logout",
