@@ -63,6 +63,12 @@ struct ForwardingTests {
             #expect(page.headers.first(name: "Keep-Alive") == nil)
             #expect(page.headers.first(name: "Set-Cookie") == nil)
             #expect(browser.cookies["upstream"] == nil)
+            // Hardened for the app's origin: no CORS grant, no shared caching, no sniffing, HTML sandboxed.
+            #expect(page.headers.first(name: "Access-Control-Allow-Origin") == nil)
+            #expect(
+                page.headers[canonicalForm: "Cache-Control"].map(String.init) == ["private", "no-store"], "only ours")
+            #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
+            #expect(page.headers.first(name: "Content-Security-Policy")?.hasPrefix("sandbox;") == true)
         }
     }
 

@@ -45,6 +45,8 @@ final class EchoUpstream: Sendable {
             headers[HTTPField.Name("Keep-Alive")!] = "timeout=5"
             headers[.setCookie] = "upstream=1; Path=/"
             headers[HTTPField.Name("X-Upstream")!] = "kept"
+            headers[HTTPField.Name("Access-Control-Allow-Origin")!] = "*"
+            headers[.cacheControl] = "public, max-age=3600"
             let data = try JSONSerialization.data(withJSONObject: object)
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
