@@ -61,15 +61,7 @@ extension BackendForFrontend {
         var idToken: Secret?
         if let session = cookies.session(in: request) {
             do {
-                let stored = try await sessions.storedCredentials(for: session.id)
-                idToken = stored?.idToken
-                let result = try await sessions.logout(session.id)
-                revoked = result.revoked
-                if let error = result.revocationError {
-                    logger?.notice("logout: the provider did not revoke", metadata: ["error": "\(error.code)"])
-                }
-                let claims = stored?.idTokenClaims
-                try? index.remove(account: session.id.account, subject: claims?.subject, sid: claims?.sessionID)
+                (revoked, idToken) = try await endSession(session.id)
             } catch {
                 return Answers.error(
                     .serviceUnavailable, "session_store_unavailable",
@@ -82,7 +74,7 @@ extension BackendForFrontend {
             do {
                 logoutURL = try await provider.endSessionURL(
                     idTokenHint: idToken, postLogoutRedirectURI: configuration.postLogoutRedirectURL,
-                    state: Self.randomState())
+                    state: PKCE.randomToken(bytes: 16))
             } catch {
                 logger?.notice("logout: no end-session URL", metadata: ["error": "\(error.code)"])
             }
@@ -98,23 +90,30 @@ extension BackendForFrontend {
             setCookies: [cookies.clearSession])
     }
 
-    /// Ends the session `id` here and on every instance (revoking its refresh token), and forgets it in the
-    /// index; failures are logged, not thrown: the caller answers as if it ended, and the store's sweep removes
-    /// what a failed attempt left.
+    /// Ends the session `id` here and on every instance (revoking its refresh token) and forgets it in the
+    /// index.
+    ///
+    /// - Returns: Whether the refresh token was revoked, and the session's ID token (the end-session hint).
+    /// - Throws: ``SessionKit/SessionKitError/Code/storeUnavailable`` when the session could not be deleted.
+    func endSession(_ id: SessionID) async throws(SessionKitError) -> (revoked: Bool, idToken: Secret?) {
+        let stored = try await sessions.storedCredentials(for: id)
+        let result = try await sessions.logout(id)
+        if let error = result.revocationError {
+            logger?.notice("logout: the provider did not revoke", metadata: ["error": "\(error.code)"])
+        }
+        let claims = stored?.idTokenClaims
+        try? index.remove(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+        return (result.revoked, stored?.idToken)
+    }
+
+    /// ``endSession(_:)`` for callers that answer as if the session ended whatever happens (one past its
+    /// lifetime, a browser's previous session): a failure is logged, and the store's sweep removes what it left.
     func end(_ id: SessionID) async {
-        let claims = try? await sessions.storedCredentials(for: id)?.idTokenClaims
         do {
-            try await sessions.logout(id)
-            try? index.remove(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+            _ = try await endSession(id)
         } catch {
             logger?.warning("a session could not be ended", metadata: ["error": "\(error.code)"])
         }
-    }
-
-    /// 128 random bits as base64url text, for the `state` of a logout.
-    static func randomState() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64URL.encode(Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))
     }
 }
 

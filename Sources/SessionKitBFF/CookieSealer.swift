@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SessionKit
 
 /// Seals cookie values with AES-GCM under a key every instance shares, so that the browser holds them but can
 /// neither read nor change them, and a value made up by anyone else is refused before the store is asked.
@@ -25,35 +26,9 @@ struct CookieSealer: Sendable {
     /// The plaintext of a value sealed for the cookie `name`, or `nil` for anything else: another key, another
     /// name, a change of a single bit, or text that is not base64url.
     func open(_ value: String, name: String) -> Data? {
-        guard value.utf8.count <= 4096, let combined = Base64URL.decode(value),
+        guard value.utf8.count <= 4096, let combined = Base64URL.decode(Substring(value)),
             let box = try? AES.GCM.SealedBox(combined: combined)
         else { return nil }
         return try? AES.GCM.open(box, using: key, authenticating: Data(name.utf8))
-    }
-}
-
-/// base64url without padding (RFC 4648 §5), for cookie values.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> Data? {
-        guard text.utf8.allSatisfy({ $0.isBase64URL }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
-}
-
-extension UInt8 {
-    fileprivate var isBase64URL: Bool {
-        switch self {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default: false
-        }
     }
 }

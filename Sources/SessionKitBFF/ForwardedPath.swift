@@ -64,9 +64,12 @@ enum ForwardedPath {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
-        default: Array("-._~!$&'()*+,=:@".utf8).contains(byte)
+        default: punctuation.contains(byte)
         }
     }
+
+    /// The punctuation a path segment may hold literally (RFC 3986 `pchar`, less `;`).
+    private static let punctuation = Set("-._~!$&'()*+,=:@".utf8)
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -16,21 +16,7 @@ public final class IdleConnections: Sendable {
     public init(count: Int, port: Int) throws {
         var opened: [Int32] = []
         for index in 0..<count {
-            #if canImport(Glibc)
-                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #else
-                let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-            #endif
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard descriptor >= 0, connected == 0 else {
+            guard let descriptor = Self.connect(port: port) else {
                 for open in opened { Self.closeDescriptor(open) }
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             }
@@ -56,7 +42,31 @@ public final class IdleConnections: Sendable {
         for descriptor in descriptors { Self.closeDescriptor(descriptor) }
     }
 
-    private static func closeDescriptor(_ descriptor: Int32) {
+    /// A TCP socket connected to `127.0.0.1:port`, or `nil` (with `errno` set) when it could not be opened.
+    public static func connect(port: Int) -> Int32? {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            closeDescriptor(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    static func closeDescriptor(_ descriptor: Int32) {
         #if canImport(Glibc)
             _ = Glibc.close(descriptor)
         #else

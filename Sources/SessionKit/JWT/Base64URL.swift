@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 /// Base64url (RFC 4648 §5) without padding, as JWTs use it.
-enum Base64URL {
+package enum Base64URL {
     /// Decodes unpadded base64url text; `nil` for padding, the standard alphabet's `+` and `/`, or a bad length.
     ///
     /// Works on the UTF-8 bytes: Foundation's string searching and replacing go through `NSString` on Linux,
     /// which made decoding an ID token cost more than verifying its signature (BENCHMARKS.md).
-    static func decode(_ text: Substring) -> Data? {
+    package static func decode(_ text: Substring) -> Data? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 2)
         for byte in text.utf8 {
@@ -27,7 +27,7 @@ enum Base64URL {
     }
 
     /// Encodes `data` as unpadded base64url text.
-    static func encode(_ data: some DataProtocol) -> String {
+    package static func encode(_ data: some DataProtocol) -> String {
         let base64 = Data(data).base64EncodedData()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(base64.count)

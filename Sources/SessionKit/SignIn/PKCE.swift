@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 
 /// PKCE (RFC 7636) with S256, and the random values an authorization request needs.
-enum PKCE {
+package enum PKCE {
     /// `count` bytes from the system's cryptographically secure generator, as base64url text.
-    static func randomToken(bytes count: Int = 32) -> String {
+    package static func randomToken(bytes count: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Base64URL.encode(bytes)

@@ -49,10 +49,13 @@ extension ProviderClient {
         }
         let existing = components.queryItems ?? []
         components.queryItems = existing + items
-        // `+` is legal in a query but many servers read it as a space; encode it.
-        let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        components.percentEncodedQuery = query
-        guard let url = components.url else {
+        // `+` is legal in a query but many servers read it as a space; encode it (in the query only). The URL
+        // is parsed from the text, never assigned to a part of URLComponents, which traps on text it refuses.
+        var text = components.string ?? ""
+        if let mark = text.firstIndex(of: "?") {
+            text = text[..<mark] + text[mark...].replacingOccurrences(of: "+", with: "%2B")
+        }
+        guard let url = URL(string: text) else {
             throw SessionKitError(
                 code: .invalidConfiguration, message: "the authorization endpoint cannot carry a query")
         }

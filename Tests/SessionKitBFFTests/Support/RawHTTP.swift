@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -9,21 +10,10 @@ import Foundation
 /// closed the connection without one.
 enum RawHTTP {
     static func send(_ request: String, port: Int, timeout: TimeInterval = 10) -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = IdleConnections.connect(port: port) else { return nil }
         defer { close(fd) }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
         let bytes = Array(request.utf8)
         guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
         else { return nil }

@@ -42,9 +42,11 @@ struct LoopbackRoute: Sendable {
             }
         case .accept(let redirectURI):
             // The redirect URI as sent, with the query the browser brought back.
-            var components = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
-            components?.percentEncodedQuery = URLComponents(string: target)?.percentEncodedQuery
-            guard let url = components?.url else { return .page(.foreign) }
+            // Built by parsing, never by assigning text to a URL part (which Foundation answers with a crash).
+            var base = redirectURI.absoluteString
+            if let mark = base.firstIndex(of: "?") { base = String(base[..<mark]) }
+            let query = URLComponents(string: target)?.percentEncodedQuery
+            guard let url = URL(string: query.map { base + "?" + $0 } ?? base) else { return .page(.foreign) }
             let page = eventLoop.makePromise(of: LoopbackPage.self)
             let written = eventLoop.makePromise(of: Void.self)
             let timer = eventLoop.scheduleTask(in: .clamped(responseTimeout)) {
