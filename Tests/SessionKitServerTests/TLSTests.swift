@@ -5,6 +5,10 @@ import Testing
 
 @testable import SessionKitServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The database URL's `sslmode` and `sslrootcert`, as libpq reads them.
 @Suite("PostgreSQL TLS settings")
 struct TLSSettingsTests {
@@ -45,11 +49,14 @@ struct TLSSettingsTests {
 @Suite("PostgreSQL over TLS", .enabled(if: TestPostgres.hasTLS, TestPostgres.tlsNote))
 struct TLSTests {
     /// A store on the test database with `sslmode` (and the authority when `trusted`), optionally by host name.
-    func store(_ mode: String, trusted: Bool = false, host: String? = nil) throws -> PostgresSessionStore {
+    func store(_ mode: String, trusted: Bool = false, host: String? = nil, port: Int? = nil) throws
+        -> PostgresSessionStore
+    {
         guard var components = URLComponents(string: try #require(TestPostgres.url)) else {
             throw SecureStoreError(code: .invalidArgument, message: "SESSIONKIT_POSTGRES_URL is not a URL")
         }
         if let host { components.host = host }
+        if let port { components.port = port }
         components.queryItems =
             [URLQueryItem(name: "sslmode", value: mode)]
             + (trusted ? [URLQueryItem(name: "sslrootcert", value: try TestPostgres.certificateAuthority())] : [])
@@ -71,6 +78,23 @@ struct TLSTests {
         #expect(try !encrypted(store("disable")))
     }
 
+    @Test("sslmode=prefer that falls back to plaintext is warned about; encrypted or sslmode=disable is not")
+    func plaintextWarning() async throws {
+        #expect(try store("prefer").encryptionWarning() == nil, "the server offers TLS: prefer encrypts")
+        #expect(try store("disable").encryptionWarning() == nil, "plaintext asked for explicitly")
+        // A server that offers no TLS: a proxy that answers the TLS request with 'N', as such a server does.
+        let url = try #require(TestPostgres.url)
+        let database = try #require(URLComponents(string: url))
+        let proxy = try RefuseTLSProxy(upstreamPort: try #require(database.port))
+        defer { proxy.stop() }
+        let fallen = try store("prefer", port: proxy.port)
+        #expect(try !encrypted(fallen), "the connection through the proxy is plaintext")
+        let found = try fallen.encryptionWarning()
+        let warning = try #require(found)
+        #expect(warning.contains("not encrypted") && warning.contains("sslmode=verify-full"))
+        #expect(!warning.contains(try #require(database.password)), "no password in the warning")
+    }
+
     @Test("verify-full refuses an unknown authority and a certificate for another name; verify-ca checks no name")
     func verifies() throws {
         let unknown = storeError { _ = try store("verify-full", host: "localhost").raw("SELECT 1") }
@@ -80,5 +104,42 @@ struct TLSTests {
         let otherName = storeError { _ = try store("verify-full", trusted: true).raw("SELECT 1") }
         #expect(otherName?.code == .permissionDenied, "\(otherName?.message ?? "no error")")
         #expect(try encrypted(store("verify-ca", trusted: true)))
+    }
+}
+
+/// `scripts/refuse-tls-proxy.py` in a process of its own: a loopback port where PostgreSQL offers no TLS.
+final class RefuseTLSProxy {
+    let port: Int
+    private let process: Process
+
+    init(upstreamPort: Int) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", root.appendingPathComponent("scripts/refuse-tls-proxy.py").path, "\(upstreamPort)",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            throw SecureStoreError(code: .unavailable, message: "the TLS-refusing proxy did not start")
+        }
+        self.port = port
+    }
+
+    /// Ends the proxy with SIGKILL: it inherits the test process's ignored SIGTERM, so `terminate()` would not.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }
