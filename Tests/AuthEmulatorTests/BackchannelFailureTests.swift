@@ -6,7 +6,7 @@ import Testing
 @Suite("Back-channel logout: failing receivers and a misbehaving provider")
 struct BackchannelFailureTests {
     @Test func stalledAndFailingReceiversNeverHoldTheLogoutUp() async throws {
-        try await LogoutReceiver.with(.stall(seconds: 6)) { stalled in
+        try await LogoutReceiver.with(.stall(seconds: 30)) { stalled in
             try await LogoutReceiver.with(.status(500)) { failing in
                 try await Harness.with(.testing { $0.backchannelLogoutTimeout = 1 }) { h in
                     let controls = h.emulator.controls
@@ -20,7 +20,8 @@ struct BackchannelFailureTests {
                     let logout = try await h.get(Harness.logoutPath(["id_token_hint": browser.idToken]))
                     let elapsed = start.duration(to: .now)
                     #expect(logout.status == 200)
-                    #expect(elapsed < .seconds(3), "took \(elapsed) with a 1 s delivery timeout")
+                    // Bounds far below the receiver's 30 s stall, with room for a loaded machine.
+                    #expect(elapsed < .seconds(8), "took \(elapsed) with a 1 s delivery timeout")
                     #expect(try await !h.sessionIsAlive(cookie: browser.cookie))
 
                     let deliveries = try await controls.backchannelDeliveries()
@@ -28,7 +29,7 @@ struct BackchannelFailureTests {
                     #expect(toStalled.status == nil)
                     #expect(toStalled.failure == .timedOut)
                     #expect(!toStalled.succeeded)
-                    #expect(toStalled.duration < 2)
+                    #expect(toStalled.duration < 6)
                     let toFailing = try #require(deliveries.first { $0.clientID == AuthEmulator.Client.confidentialID })
                     #expect(toFailing.status == 500)
                     #expect(toFailing.failure == nil)
@@ -43,15 +44,18 @@ struct BackchannelFailureTests {
     }
 
     @Test func refusedConnectionIsRecorded() async throws {
-        try await Harness.with { h in
+        // A long delivery timeout, so that a loaded machine cannot mistake a refusal for a timeout.
+        try await Harness.with(.testing { $0.backchannelLogoutTimeout = 30 }) { h in
             let controls = h.emulator.controls
             try await controls.setBackchannelLogoutURI(
                 URL(string: "http://127.0.0.1:9/logout"), forClient: Harness.native)
             let delivery = try await controls.sendLogoutToken(
                 toClient: Harness.native, subject: AuthEmulator.User.aliceID, sid: nil)
-            #expect(delivery.failure == .connectionFailed)
+            #expect(
+                delivery.failure == .connectionFailed,
+                "failure: \(String(describing: delivery.failure)), after \(delivery.duration) s")
             #expect(delivery.status == nil)
-            #expect(delivery.duration < 2, "a refused connection fails at once, not at the 5 s timeout")
+            #expect(delivery.duration < 10, "a refused connection fails at once, not at the 30 s timeout")
             #expect(try await controls.backchannelDeliveries() == [delivery])
             try await controls.clearBackchannelDeliveries()
             #expect(try await controls.backchannelDeliveries().isEmpty)
