@@ -25,9 +25,12 @@ let package = Package(
         .library(name: "SessionKit", targets: ["SessionKit"]),
         // Secure key-value storage on its own (Keychain, encrypted files, memory).
         .library(name: "SecureStore", targets: ["SecureStore"]),
-        // For back ends: a SecureStore on PostgreSQL shared by many server instances. Pulls in PostgresNIO, so
-        // nothing else in the package depends on it.
+        // For back ends, whatever the store: many users' sessions in one process (SessionDirectory), following
+        // a store's change feed and sweeping idle sessions as swift-service-lifecycle services.
         .library(name: "SessionKitServer", targets: ["SessionKitServer"]),
+        // The PostgreSQL store for SessionKitServer, shared by many instances, on PostgresNIO's PostgresClient.
+        // Only what depends on it links PostgresNIO.
+        .library(name: "SessionKitPostgres", targets: ["SessionKitPostgres"]),
         // For web back ends on Hummingbird: a back end for front ends (sign-in routes, a session cookie, an API
         // proxy that attaches fresh tokens). Apps and sessionctl never link it.
         .library(name: "SessionKitBFF", targets: ["SessionKitBFF"]),
@@ -63,6 +66,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         // HTTP field types for SessionKitBFF (already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Services and graceful shutdown for the server targets (already in the graph through Hummingbird and
+        // PostgresNIO).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
     ],
     targets: [
         .target(
@@ -104,12 +110,22 @@ let package = Package(
             dependencies: [
                 "SecureStore",
                 "SessionKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "SessionKitPostgres",
+            dependencies: [
+                "SecureStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -118,6 +134,7 @@ let package = Package(
                 "SecureStore",
                 "SessionKit",
                 "SessionKitServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -133,6 +150,7 @@ let package = Package(
                 "SecureStore",
                 "SessionKit",
                 "SessionKitServer",
+                "SessionKitPostgres",
                 "SessionKitBFF",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -140,6 +158,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -180,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "sessionkit-directory-load",
             dependencies: [
-                "SessionKit", "SessionKitServer", "SecureStore",
+                "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -208,7 +227,8 @@ let package = Package(
         .testTarget(
             name: "SessionKitServerTests",
             dependencies: [
-                "SessionKitServer", "sessionkit-directory-load", "SecureStore", "SecureStoreTesting",
+                "SessionKitServer", "SessionKitPostgres", "sessionkit-directory-load", "SecureStore",
+                "SecureStoreTesting",
                 "SessionKitTesting", "SessionKit", "AuthEmulator",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -220,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "SessionKitBFFTests",
             dependencies: [
-                "SessionKitBFF", "sessionkit-bff", "SessionKitServer", "SessionKitTesting", "SessionKit", "SecureStore",
+                "SessionKitBFF", "sessionkit-bff", "SessionKitServer", "SessionKitPostgres", "SessionKitTesting",
+                "SessionKit", "SecureStore",
                 "AuthEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

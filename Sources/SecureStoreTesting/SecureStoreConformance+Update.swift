@@ -6,69 +6,69 @@ extension SecureStoreConformance {
     /// The error the checks' transforms throw.
     struct TransformFailure: Error, Equatable {}
 
-    func checkUpdate(_ store: any SecureStore) throws {
+    func checkUpdate(_ store: any AsyncSecureStore) async throws {
         var seen: [Data?] = []
-        let created = try store.update(forKey: "k") { old in
+        let created = try await store.update(forKey: "k") { old in
             seen.append(old)
             return Data("1".utf8)
         }
         #expect(created == Data("1".utf8))
-        let changed = try store.update(forKey: "k") { old in
+        let changed = try await store.update(forKey: "k") { old in
             seen.append(old)
             return (old ?? Data()) + Data("2".utf8)
         }
         #expect(changed == Data("12".utf8))
         #expect(seen == [nil, Data("1".utf8)])
-        #expect(try store.string(forKey: "k") == "12")
-        let unchanged = try store.update(forKey: "k") { $0 }
+        #expect(try await store.string(forKey: "k") == "12")
+        let unchanged = try await store.update(forKey: "k") { $0 }
         #expect(unchanged == Data("12".utf8))
-        #expect(try store.string(forKey: "k") == "12")
+        #expect(try await store.string(forKey: "k") == "12")
     }
 
-    func checkUpdateErrorLeavesItem(_ store: any SecureStore) throws {
-        try store.setString("original", forKey: "k")
-        #expect(throws: TransformFailure()) {
-            try store.update(forKey: "k") { _ in throw TransformFailure() }
+    func checkUpdateErrorLeavesItem(_ store: any AsyncSecureStore) async throws {
+        try await store.setString("original", forKey: "k")
+        await #expect(throws: TransformFailure()) {
+            try await store.update(forKey: "k") { _ in throw TransformFailure() }
         }
-        #expect(try store.string(forKey: "k") == "original")
-        #expect(throws: TransformFailure()) {
-            try store.update(forKey: "absent") { _ in throw TransformFailure() }
+        #expect(try await store.string(forKey: "k") == "original")
+        await #expect(throws: TransformFailure()) {
+            try await store.update(forKey: "absent") { _ in throw TransformFailure() }
         }
-        #expect(try store.hasItem(forKey: "absent") == false)
-        #expect(try store.keys() == ["k"])
+        #expect(try await store.hasItem(forKey: "absent") == false)
+        #expect(try await store.keys() == ["k"])
     }
 
-    func checkUpdateReturningNilDeletes(_ store: any SecureStore) throws {
-        try store.setString("v", forKey: "k")
-        try store.setString("w", forKey: "other")
-        let result = try store.update(forKey: "k") { _ in nil }
+    func checkUpdateReturningNilDeletes(_ store: any AsyncSecureStore) async throws {
+        try await store.setString("v", forKey: "k")
+        try await store.setString("w", forKey: "other")
+        let result = try await store.update(forKey: "k") { _ in nil }
         #expect(result == nil)
-        #expect(try store.data(forKey: "k") == nil)
-        #expect(try store.keys() == ["other"])
-        let stillNil = try store.update(forKey: "absent") { _ in nil }
+        #expect(try await store.data(forKey: "k") == nil)
+        #expect(try await store.keys() == ["other"])
+        let stillNil = try await store.update(forKey: "absent") { _ in nil }
         #expect(stillNil == nil)
-        #expect(try store.keys() == ["other"])
+        #expect(try await store.keys() == ["other"])
     }
 
-    func checkConcurrentUpdates(_ store: any SecureStore) async throws {
+    func checkConcurrentUpdates(_ store: any AsyncSecureStore) async throws {
         let tasks = 8
         let incrementsPerTask = 20
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<tasks {
                 group.addTask {
                     for _ in 0..<incrementsPerTask {
-                        try Self.increment(store, key: "counter")
+                        try await Self.increment(store, key: "counter")
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try store.string(forKey: "counter") == String(tasks * incrementsPerTask))
+        #expect(try await store.string(forKey: "counter") == String(tasks * incrementsPerTask))
     }
 
     /// Adds one to the decimal counter under `key` with `update`.
-    static func increment(_ store: any SecureStore, key: String) throws {
-        try store.update(forKey: key) { old in
+    static func increment(_ store: any AsyncSecureStore, key: String) async throws {
+        try await store.update(forKey: key) { old in
             let value = old.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
             return Data(String(value + 1).utf8)
         }

@@ -2,7 +2,8 @@ import Foundation
 public import SecureStore
 import Testing
 
-/// The behaviour every ``SecureStore`` backend must show, as Swift Testing checks.
+/// The behaviour every ``SecureStore`` and ``SecureStore/AsyncSecureStore`` backend must show, as Swift Testing
+/// checks.
 ///
 /// Give it a factory that returns stores for different services over **one shared backing** (one folder,
 /// one keychain, one `MemoryStore.Backing`), then run every check, ideally as a parameterized test so each
@@ -21,6 +22,8 @@ import Testing
 public struct SecureStoreConformance: Sendable {
     /// Makes a store for `service` over the backing under test.
     public typealias Factory = @Sendable (_ service: String) throws -> any SecureStore
+    /// Makes an asynchronous store for `service` over the backing under test.
+    public typealias AsyncFactory = @Sendable (_ service: String) async throws -> any AsyncSecureStore
 
     /// One behaviour of the ``SecureStore`` contract.
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -61,11 +64,18 @@ public struct SecureStoreConformance: Sendable {
         public var description: String { rawValue }
     }
 
-    let makeStore: Factory
+    let makeStore: AsyncFactory
 
-    /// Creates the suite over `makeStore`, which returns stores for different services over one backing.
+    /// Creates the suite over `makeStore`, which returns stores for different services over one backing. The
+    /// checks run through ``SecureStore/SynchronousStoreAdapter``, which calls the store's own methods.
     public init(makeStore: @escaping Factory) {
-        self.makeStore = makeStore
+        self.makeStore = { service in SynchronousStoreAdapter(try makeStore(service)) }
+    }
+
+    /// Creates the suite over `makeStore`, which returns asynchronous stores (a server's) for different services
+    /// over one backing.
+    public init(makeAsyncStore: @escaping AsyncFactory) {
+        self.makeStore = makeAsyncStore
     }
 
     /// Runs every check in turn.
@@ -78,27 +88,27 @@ public struct SecureStoreConformance: Sendable {
     /// Runs one check, recording failures as Swift Testing issues.
     public func run(_ check: Check) async throws {
         let service = "conformance.\(check.rawValue).\(UUID().uuidString)"
-        let store = try makeStore(service)
+        let store = try await makeStore(service)
         #expect(store.service == service)
         switch check {
-        case .roundTrip: try checkRoundTrip(store)
-        case .missingItemIsNil: try checkMissingItemIsNil(store)
-        case .overwrite: try checkOverwrite(store)
-        case .delete: try checkDelete(store)
-        case .deleteAllIsScoped: try checkDeleteAllIsScoped(store, other: makeStore(service + ".other"))
-        case .keysAreSorted: try checkKeysAreSorted(store)
-        case .hasItem: try checkHasItem(store)
-        case .unicode: try checkUnicode(store)
-        case .binaryValues: try checkBinaryValues(store)
-        case .largeValue: try checkLargeValue(store)
-        case .emptyValue: try checkEmptyValue(store)
-        case .invalidInput: try checkInvalidInput(store)
-        case .update: try checkUpdate(store)
-        case .updateErrorLeavesItem: try checkUpdateErrorLeavesItem(store)
-        case .updateReturningNilDeletes: try checkUpdateReturningNilDeletes(store)
+        case .roundTrip: try await checkRoundTrip(store)
+        case .missingItemIsNil: try await checkMissingItemIsNil(store)
+        case .overwrite: try await checkOverwrite(store)
+        case .delete: try await checkDelete(store)
+        case .deleteAllIsScoped: try await checkDeleteAllIsScoped(store, other: makeStore(service + ".other"))
+        case .keysAreSorted: try await checkKeysAreSorted(store)
+        case .hasItem: try await checkHasItem(store)
+        case .unicode: try await checkUnicode(store)
+        case .binaryValues: try await checkBinaryValues(store)
+        case .largeValue: try await checkLargeValue(store)
+        case .emptyValue: try await checkEmptyValue(store)
+        case .invalidInput: try await checkInvalidInput(store)
+        case .update: try await checkUpdate(store)
+        case .updateErrorLeavesItem: try await checkUpdateErrorLeavesItem(store)
+        case .updateReturningNilDeletes: try await checkUpdateReturningNilDeletes(store)
         case .concurrentUpdates: try await checkConcurrentUpdates(store)
         }
-        try store.deleteAll()
-        #expect(try store.keys().isEmpty)
+        try await store.deleteAll()
+        #expect(try await store.keys().isEmpty)
     }
 }

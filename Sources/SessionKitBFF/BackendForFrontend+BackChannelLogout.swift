@@ -46,16 +46,16 @@ extension BackendForFrontend {
         // the way leaves it unspent, so the provider's next delivery of the same token still works.
         let ended: Int
         do {
-            guard try !index.isSpent(jwtID: token.jwtID) else {
+            guard try await !index.isSpent(jwtID: token.jwtID) else {
                 logger?.notice("back-channel logout refused: a replayed logout token")
                 return refusedLogout("this logout token was already used")
             }
-            let accounts = try index.accounts(subject: token.subject, sid: token.sessionID)
+            let accounts = try await index.accounts(subject: token.subject, sid: token.sessionID)
             for account in accounts {
                 _ = try await sessions.logout(account: account)
             }
-            _ = try index.spend(jwtID: token.jwtID, until: token.expiresAt)
-            try index.remove(accounts: accounts, subject: token.subject, sid: token.sessionID)
+            _ = try await index.spend(jwtID: token.jwtID, until: token.expiresAt)
+            try await index.remove(accounts: accounts, subject: token.subject, sid: token.sessionID)
             ended = accounts.count
         } catch {
             logger?.warning("back-channel logout: store unavailable", metadata: ["error": "\(error)"])

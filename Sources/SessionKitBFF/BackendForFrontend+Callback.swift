@@ -46,7 +46,7 @@ extension BackendForFrontend {
         do {
             id = try await sessions.create(credentials)
             let claims = credentials.idTokenClaims
-            try index.add(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+            try await index.add(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
         } catch {
             return failed(
                 .serviceUnavailable,

@@ -102,7 +102,7 @@ extension BackendForFrontend {
             logger?.notice("logout: the provider did not revoke", metadata: ["error": "\(error.code)"])
         }
         let claims = stored?.idTokenClaims
-        try? index.remove(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+        try? await index.remove(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
         return (result.revoked, stored?.idToken)
     }
 

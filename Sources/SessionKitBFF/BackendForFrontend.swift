@@ -4,6 +4,8 @@ import Foundation
 public import HummingbirdCore
 public import Logging
 import NIOCore
+import SecureStore
+public import ServiceLifecycle
 public import SessionKit
 public import SessionKitServer
 
@@ -114,25 +116,35 @@ public final class BackendForFrontend: Sendable {
         .http1(configuration: .init(idleTimeout: .init(configuration.connectionIdleTimeout)))
     }
 
-    /// Keeps this instance's memory in step with the others' changes (sign-outs, renewals) until the calling
-    /// task is cancelled, when the store is PostgreSQL; returns at once for other stores. Run it beside the
-    /// server: without it a logout on another instance is seen here only when the access token runs out.
-    public func followChanges() async {
-        guard let store = sessions.store as? PostgresSessionStore else { return }
-        await sessions.follow(store)
+    /// What this back end runs beside its HTTP server, as swift-service-lifecycle services for Hummingbird's
+    /// `Application(router:server:configuration:services:logger:)`, which shuts them down after the server
+    /// (in-flight requests finish first):
+    ///
+    /// - a ``SessionKitServer/ChangeFollower`` when the store announces changes (a logout on another instance
+    ///   is then seen here within a second, not when the access token runs out);
+    /// - an ``SessionKitServer/IdleSweep`` when the store can sweep, every `sweepInterval`, of what has not
+    ///   been written for longer than a session may last (``Configuration/sessionLifetime``) plus a day: ended
+    ///   sessions, replay records of logout tokens, stale index entries;
+    /// - the upstream HTTP client, shut down last.
+    ///
+    /// Put the store itself first in the application's list when it is a service too (PostgreSQL's is).
+    public func services(sweepInterval: Duration = .seconds(600)) -> [any Service] {
+        var services: [any Service] = [UpstreamClientService(client: httpClient)]
+        if let feed = sessions.store as? any SecureStoreChangeFeed {
+            services.append(ChangeFollower(directory: sessions, feed: feed))
+        }
+        if let sweeping = sessions.store as? any SecureStoreSweeping {
+            let idle = Duration.seconds(Int64(configuration.sessionLifetime) + 86_400)
+            services.append(
+                IdleSweep(
+                    store: sweeping, idleFor: idle, every: sweepInterval,
+                    logger: logger ?? Logger(label: "sessionkit.bff", factory: { _ in SwiftLogNoOpLogHandler() })))
+        }
+        return services
     }
 
-    /// Deletes, every `interval` until the calling task is cancelled, what has not been written for longer than
-    /// a session may last (``Configuration/sessionLifetime``) plus a day: ended sessions, replay records of
-    /// logout tokens, stale index entries. Returns at once for stores other than PostgreSQL. Run it beside the
-    /// server on one instance or all.
-    public func sweepPeriodically(every interval: Duration = .seconds(600)) async {
-        guard let store = sessions.store as? PostgresSessionStore else { return }
-        let idle = Duration.seconds(Int64(configuration.sessionLifetime) + 86_400)
-        await store.sweepPeriodically(idleFor: idle, every: interval)
-    }
-
-    /// Closes the upstream HTTP client's connections. Call it once the server has stopped.
+    /// Closes the upstream HTTP client's connections. Call it once the server has stopped, unless ``services(sweepInterval:)``
+    /// ran: they close it themselves.
     public func shutdown() async throws(BackendForFrontendError) {
         do {
             try await httpClient.shutdown()

@@ -12,25 +12,25 @@ import SessionKit
 /// are written when a session is created and removed when it ends; one that outlives its sessions names
 /// sessions that no longer exist, which a logout passes over without a write.
 struct SessionIndex: Sendable {
-    let store: any SecureStore
+    let store: any AsyncSecureStore
 
     /// Records that the session stored under `account` belongs to `subject` and the provider session `sid`.
-    func add(account: String, subject: String?, sid: String?) throws(SecureStoreError) {
+    func add(account: String, subject: String?, sid: String?) async throws(SecureStoreError) {
         for key in Self.keys(subject: subject, sid: sid) {
-            try change(key) { accounts in accounts.insert(account) }
+            try await change(key) { accounts in accounts.insert(account) }
         }
     }
 
     /// Forgets the session stored under `account` (it ended here).
-    func remove(account: String, subject: String?, sid: String?) throws(SecureStoreError) {
-        try remove(accounts: [account], subject: subject, sid: sid)
+    func remove(account: String, subject: String?, sid: String?) async throws(SecureStoreError) {
+        try await remove(accounts: [account], subject: subject, sid: sid)
     }
 
     /// Every session of `sid` and of `subject`.
-    func accounts(subject: String?, sid: String?) throws(SecureStoreError) -> Set<String> {
+    func accounts(subject: String?, sid: String?) async throws(SecureStoreError) -> Set<String> {
         var found = Set<String>()
         for key in Self.keys(subject: subject, sid: sid) {
-            if let data = try store.data(forKey: key),
+            if let data = try await store.data(forKey: key),
                 let accounts = try? JSONDecoder().decode(Set<String>.self, from: data)
             {
                 found.formUnion(accounts)
@@ -40,29 +40,29 @@ struct SessionIndex: Sendable {
     }
 
     /// Forgets `accounts` under `sid` and `subject` (they ended); entries left empty are deleted.
-    func remove(accounts: Set<String>, subject: String?, sid: String?) throws(SecureStoreError) {
+    func remove(accounts: Set<String>, subject: String?, sid: String?) async throws(SecureStoreError) {
         guard !accounts.isEmpty else { return }
         for key in Self.keys(subject: subject, sid: sid) {
-            try change(key) { $0.subtract(accounts) }
+            try await change(key) { $0.subtract(accounts) }
         }
     }
 
     /// Whether the logout token `jti` was used already.
-    func isSpent(jwtID: String) throws(SecureStoreError) -> Bool {
-        try store.data(forKey: Self.jtiKey(jwtID)) != nil
+    func isSpent(jwtID: String) async throws(SecureStoreError) -> Bool {
+        try await store.data(forKey: Self.jtiKey(jwtID)) != nil
     }
 
     /// Records the logout token `jti` as used until `expiresAt`; `false` when it was already used (a replay).
-    func spend(jwtID: String, until expiresAt: Date) throws(SecureStoreError) -> Bool {
-        let written = try write(Self.jtiKey(jwtID)) { existing in
+    func spend(jwtID: String, until expiresAt: Date) async throws(SecureStoreError) -> Bool {
+        let written = try await write(Self.jtiKey(jwtID)) { existing in
             existing == nil ? Data(String(Int64(expiresAt.timeIntervalSince1970)).utf8) : nil
         }
         return written
     }
 
-    private func change(_ key: String, _ edit: (inout Set<String>) -> Void) throws(SecureStoreError) {
+    private func change(_ key: String, _ edit: (inout Set<String>) -> Void) async throws(SecureStoreError) {
         // `nil` from `write`'s closure leaves the item untouched; empty data deletes it.
-        try write(key) { data in
+        try await write(key) { data in
             let before = data.flatMap { try? JSONDecoder().decode(Set<String>.self, from: $0) } ?? []
             var after = before
             edit(&after)
@@ -74,10 +74,10 @@ struct SessionIndex: Sendable {
     /// Atomically replaces the item at `key` with what `next` returns for its current value: `nil` leaves it
     /// untouched (no write, no announcement), empty data deletes it. Returns whether it wrote.
     @discardableResult
-    private func write(_ key: String, _ next: (Data?) -> Data?) throws(SecureStoreError) -> Bool {
+    private func write(_ key: String, _ next: (Data?) -> Data?) async throws(SecureStoreError) -> Bool {
         var wrote = false
         do {
-            _ = try store.update(forKey: key) { data in
+            _ = try await store.update(forKey: key) { data in
                 guard let replacement = next(data) else { throw Unchanged() }
                 wrote = true
                 return replacement.isEmpty ? nil : replacement

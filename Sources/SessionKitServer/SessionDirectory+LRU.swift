@@ -1,3 +1,4 @@
+import SecureStore
 import SessionKit
 
 extension SessionDirectory {
@@ -23,7 +24,7 @@ extension SessionDirectory {
 
         mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
             clock += 1
-            let digest = PostgresSessionStore.hex(PostgresSessionStore.digestData(manager.storeKey))
+            let digest = SecureStoreChange.digest(ofKey: manager.storeKey)
             entries[id] = (manager, digest, clock)
             byDigest[digest] = id
             guard entries.count > capacity else { return }

@@ -7,11 +7,12 @@ import Synchronization
 /// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
 /// on first use and kept in a least-recently-used cache of bounded size.
 ///
-/// Every instance of a service shares the store (``PostgresSessionStore``), and the store's atomic
-/// `update` carries each session's renewal lease, so a session is renewed once across all instances
-/// whatever the number of callers. A valid access token is served from memory with no store round trip;
-/// ``follow(_:)`` hears a PostgreSQL store's change announcements, so that a logout on one instance ends the
-/// session on every other and callers waiting for another instance's renewal get its result at once.
+/// Every instance of a service shares the store (an `AsyncSecureStore`, such as `SessionKitPostgres`'s), and the
+/// store's atomic `update` carries each session's renewal lease, so a session is renewed once across all
+/// instances whatever the number of callers. A valid access token is served from memory with no store call, so a
+/// store that hangs stalls no session whose token is valid; ``follow(_:retryDelay:)`` (the ``ChangeFollower``
+/// service) hears the store's change announcements, so that a logout on one instance ends the session on every
+/// other and callers waiting for another instance's renewal get its result at once.
 ///
 /// ```swift
 /// let sessions = SessionDirectory(provider: provider, store: store)
@@ -22,7 +23,7 @@ public final class SessionDirectory: Sendable {
     /// The provider every session belongs to.
     public let provider: ProviderClient
     /// The store every instance shares.
-    public let store: any SecureStore
+    public let store: any AsyncSecureStore
     /// The most sessions kept in memory; the least recently used are dropped beyond it.
     public let capacity: Int
     private let policy: RenewalPolicy
@@ -30,12 +31,23 @@ public final class SessionDirectory: Sendable {
     private let logger: Logger?
     let cache: Mutex<LRU>
 
+    /// Creates a directory over a synchronous store (memory, an encrypted file): for tests and single-process
+    /// servers. Nothing is read until a session is asked for.
+    public convenience init(
+        provider: ProviderClient, store: any SecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
+        clock: SessionClock = .system, logger: Logger? = nil
+    ) {
+        self.init(
+            provider: provider, store: SynchronousStoreAdapter(store), capacity: capacity, policy: policy,
+            clock: clock, logger: logger)
+    }
+
     /// Creates a directory. Nothing is read until a session is asked for.
     ///
     /// - Parameter capacity: The most sessions kept in memory (at least 1). A dropped session is read from
     ///   the store again when it is next asked for.
     public init(
-        provider: ProviderClient, store: any SecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
+        provider: ProviderClient, store: any AsyncSecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
         clock: SessionClock = .system, logger: Logger? = nil
     ) {
         self.provider = provider

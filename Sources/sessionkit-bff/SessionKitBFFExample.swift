@@ -5,6 +5,7 @@ import Logging
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 
 /// `sessionkit-bff`: an example back end for front ends. It signs users in at the provider, keeps their
@@ -34,10 +35,6 @@ struct SessionKitBFFExample: AsyncParsableCommand {
             store = try PostgresSessionStore(
                 service: options.service, configuration: .init(url: settings.databaseURL),
                 keys: .init(current: (id: "bff", key: settings.sealingKey)))
-            try store.migrate()
-            if let warning = try store.encryptionWarning() {
-                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
-            }
         } catch {
             throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
         }
@@ -45,16 +42,25 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         let sessions = SessionDirectory(provider: provider, store: store)
         let bff = try BackendForFrontend(
             configuration: settings.bff, sessions: sessions, cookieSecret: settings.cookieSecret, logger: logger)
-        let app = ExampleApp.build(bff: bff, host: options.host, port: options.port, logger: logger)
-        let follower = Task { await bff.followChanges() }
-        let sweeper = Task { await bff.sweepPeriodically() }
         let banner =
             "sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))\n"
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        // The store first (shut down last), then the back end's own services; Hummingbird adds the HTTP server,
+        // which on SIGTERM or SIGINT stops accepting, lets in-flight requests finish, and then the services stop
+        // in reverse order.
+        let app = ExampleApp.build(
+            bff: bff, services: [store] + bff.services(), host: options.host, port: options.port, logger: logger,
+            prepare: {
+                do {
+                    try await store.migrate()
+                    if let warning = try await store.encryptionWarning() {
+                        FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+                    }
+                } catch {
+                    throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
+                }
+                FileHandle.standardOutput.write(Data(banner.utf8))
+            })
         try await app.runService()
-        follower.cancel()
-        sweeper.cancel()
-        try? await bff.shutdown()
     }
 }
 

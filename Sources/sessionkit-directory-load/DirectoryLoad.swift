@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 
 /// `sessionkit-directory-load`: one server instance's worth of `SessionDirectory` in its own process, for the
@@ -27,10 +28,15 @@ struct DirectoryLoad {
     static func main() async {
         do {
             let settings = try LoadSettings(ProcessInfo.processInfo.environment)
-            if let count = settings.create {
-                try await FleetCreation(settings: settings).run(count: count)
-            } else {
-                try await LoadRun(settings: settings).run()
+            // The store's connection pool runs beside the work, and stops with it.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await settings.store.run() }
+                if let count = settings.create {
+                    try await FleetCreation(settings: settings).run(count: count)
+                } else {
+                    try await LoadRun(settings: settings).run()
+                }
+                group.cancelAll()
             }
         } catch {
             FileHandle.standardError.write(Data("sessionkit-directory-load: \(error)\n".utf8))

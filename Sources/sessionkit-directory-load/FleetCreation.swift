@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 
 /// Signs in `count` sessions (the password grant, so each has its own refresh token) and writes their ids,
@@ -9,7 +10,7 @@ struct FleetCreation {
     let settings: LoadSettings
 
     func run(count: Int) async throws {
-        try settings.store.migrate()
+        try await settings.store.migrate()
         let directory = SessionDirectory(provider: settings.provider, store: settings.store, capacity: 1)
         let started = ContinuousClock.now
         let ids = try await withThrowingTaskGroup(of: SessionID.self) { group in

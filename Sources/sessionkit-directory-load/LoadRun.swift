@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 import Synchronization
 

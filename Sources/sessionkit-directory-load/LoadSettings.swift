@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 
 /// The load program's settings, read from the environment (see ``DirectoryLoad``).

@@ -9,6 +9,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -75,8 +76,8 @@ struct AttackTests {
                 "sessionkit=%zz", "sessionkit=" + String(repeating: "A", count: 5000), "sessionkit", "=;;;=",
                 "sessionkit=\u{7F}", "sessionkit-signin-AAAA=!!!", "sessionkit=a; sessionkit=b",
             ]
-            let store = try deployment.store()
-            let rowsBefore = try store.keys().count
+            let store = try await deployment.store()
+            let rowsBefore = try await store.keys().count
             var answered = 0
             for route in routes {
                 for method in ["GET", "POST", "PUT", "DELETE"] {
@@ -106,7 +107,7 @@ struct AttackTests {
             #expect(try await browser.get(app.at("/auth/me")).status == 401, "it still serves")
             #expect(try await browser.signIn(through: app.url).status == 303, "and signs people in")
             await browser.shutdown()
-            let rows = try store.keys().count - rowsBefore
+            let rows = try await store.keys().count - rowsBefore
             #expect((1...3).contains(rows), "only the real sign-in wrote rows (session, and its sid and sub index)")
             await app.stop()
         }
@@ -115,7 +116,7 @@ struct AttackTests {
     @Test("200 unknown cookies on logout, /api and /auth/me: no row, no statement, no cached session")
     func unknownCookieFlood() async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let instance = try await InProcessInstance.start(emulator: emulator, store: store)
             let browser = CookieBrowser()
             let statements = store.statementCount
@@ -132,7 +133,7 @@ struct AttackTests {
                 #expect(page.status == (path == "/auth/logout" ? 200 : 401))
             }
             #expect(store.statementCount == statements, "not one statement for 200 cookies that name no session")
-            #expect(try store.keys().isEmpty, "no row written")
+            #expect(try await store.keys().isEmpty, "no row written")
             #expect(instance.bff.sessions.cachedCount == 0, "no session cached")
             await browser.shutdown()
             await instance.stop()

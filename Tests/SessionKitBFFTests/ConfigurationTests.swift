@@ -3,6 +3,7 @@ import Foundation
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import Testing
 

@@ -4,6 +4,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -15,7 +16,7 @@ struct FailureTests {
     @Test("invalid_grant → 401 with sign_in and the session deleted; provider down → 502 and the session kept")
     func provider() async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let instance = try await InProcessInstance.start(emulator: emulator, store: store)
             let browser = CookieBrowser()
             do {
@@ -62,16 +63,17 @@ struct FailureTests {
     func databaseDown() async throws {
         try await LiveEmulator.with { emulator in
             let deployment = BFFPostgres.Deployment()
-            let store = try deployment.store()
+            let store = try await deployment.store()
             let ids = try await ExpiredSessions.create(1, emulator: emulator, store: store)
             // The same deployment, but this instance's database address answers nothing.
             let port = try await LoopbackPort.unused()
             var configuration = store.configuration
             configuration.port = port
             configuration.connectTimeout = .milliseconds(500)
-            let unreachable = try PostgresSessionStore(
-                service: deployment.service, configuration: configuration,
-                keys: .init(current: (id: "bff", key: deployment.key)))
+            let unreachable = BFFPostgres.running(
+                try PostgresSessionStore(
+                    service: deployment.service, configuration: configuration,
+                    keys: .init(current: (id: "bff", key: deployment.key))))
             let instance = try await InProcessInstance.start(emulator: emulator, store: unreachable)
             let browser = CookieBrowser()
             let page = try await browser.send(

@@ -5,6 +5,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -21,7 +22,7 @@ struct ForwardingTests {
         try await LiveEmulator.with { emulator in
             let upstream = try await EchoUpstream.start()
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store(), upstream: upstream.url)
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url)
             let browser = CookieBrowser()
             do {
                 #expect(try await browser.signIn(through: instance.url).status == 303)

@@ -5,6 +5,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -18,7 +19,7 @@ struct LimitTests {
         try await LiveEmulator.with { emulator in
             let upstream = try await StallingUpstream.start()
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store(), upstream: upstream.url
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url
             ) {
                 $0.upstreamTimeout = .seconds(3)
                 $0.upstreamReadTimeout = .seconds(1)
@@ -63,7 +64,7 @@ struct LimitTests {
         try await LiveEmulator.with { emulator in
             let upstream = try await EchoUpstream.start()
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store(), upstream: upstream.url
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url
             ) { $0.maxRequestBodySize = 1024 }
             let browser = CookieBrowser()
             do {
@@ -98,7 +99,7 @@ struct LimitTests {
         try await LiveEmulator.with { emulator in
             let upstream = try await EchoUpstream.start()
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store(), upstream: upstream.url)
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url)
             let browser = CookieBrowser()
             do {
                 #expect(try await browser.signIn(through: instance.url).status == 303)
@@ -119,7 +120,7 @@ struct LimitTests {
     @Test("a session past its absolute lifetime or idle timeout ends (401, and deleted), whatever its tokens say")
     func lifetimes() async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let instance = try await InProcessInstance.start(emulator: emulator, store: store) {
                 $0.sessionLifetime = 3600
                 $0.idleTimeout = 600
@@ -159,7 +160,7 @@ struct LimitTests {
     func twoTabs() async throws {
         try await LiveEmulator.with { emulator in
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store())
+                emulator: emulator, store: try await BFFPostgres.Deployment().store())
             let browser = CookieBrowser()
             do {
                 let first = try await browser.callbackURL(from: instance.url)

@@ -5,6 +5,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -17,7 +18,7 @@ struct LogoutTests {
     func providerLogout() async throws {
         try await LiveEmulator.with { emulator in
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try BFFPostgres.Deployment().store())
+                emulator: emulator, store: try await BFFPostgres.Deployment().store())
             let browser = CookieBrowser()
             do {
                 #expect(try await browser.signIn(through: instance.url).status == 303)
@@ -57,7 +58,7 @@ struct LogoutTests {
     @Test("a form post to /auth/logout is redirected to the provider; provider logout off gives no logout_url")
     func formPostAndOff() async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let on = try await InProcessInstance.start(emulator: emulator, store: store)
             let off = try await InProcessInstance.start(emulator: emulator, store: store) { $0.providerLogout = false }
             let browser = CookieBrowser()
@@ -85,9 +86,9 @@ struct LogoutTests {
     func backChannel() async throws {
         try await LiveEmulator.with { emulator in
             let deployment = BFFPostgres.Deployment()
-            let a = try await InProcessInstance.start(emulator: emulator, store: try deployment.store())
+            let a = try await InProcessInstance.start(emulator: emulator, store: try await deployment.store())
             let b = try await InProcessInstance.start(
-                emulator: emulator, store: try deployment.store(), publicURL: a.url)
+                emulator: emulator, store: try await deployment.store(), publicURL: a.url)
             try await emulator.controls.setBackchannelLogoutURI(
                 a.at("/auth/backchannel-logout"), forClient: AuthEmulator.Client.confidentialID)
             let alice = CookieBrowser()

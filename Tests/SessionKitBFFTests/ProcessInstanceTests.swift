@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import NIOHTTP1
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -95,7 +96,7 @@ struct ProcessInstanceTests {
             defer { folder.remove() }
             let keyFile = try ProcessInstance.keyFile(for: deployment, in: folder)
             let users = 20
-            let ids = try await ExpiredSessions.create(users, emulator: emulator, store: try deployment.store())
+            let ids = try await ExpiredSessions.create(users, emulator: emulator, store: try await deployment.store())
             let a = try await ProcessInstance.start(emulator: emulator, deployment: deployment, keyFile: keyFile)
             let b = try await ProcessInstance.start(
                 emulator: emulator, deployment: deployment, keyFile: keyFile, publicURL: a.url)

@@ -4,6 +4,7 @@ import NIOHTTP1
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -15,7 +16,7 @@ struct SignInSecurityTests {
     /// The number of sessions in `store` that hold credentials (a session that ended keeps only its generation).
     static func liveSessions(_ store: PostgresSessionStore, _ instance: InProcessInstance) async throws -> Int {
         var count = 0
-        for key in try store.keys() where key.contains("|sid-sha256:") {
+        for key in try await store.keys() where key.contains("|sid-sha256:") {
             let account = String(key.split(separator: "|").last ?? "")
             let manager = SessionManager(provider: instance.bff.provider, store: store, account: account)
             if try await manager.storedCredentials() != nil { count += 1 }
@@ -27,10 +28,10 @@ struct SignInSecurityTests {
     func callbacks() async throws {
         try await LiveEmulator.with { emulator in
             let deployment = BFFPostgres.Deployment()
-            let store = try deployment.store()
+            let store = try await deployment.store()
             let a = try await InProcessInstance.start(emulator: emulator, store: store)
             let b = try await InProcessInstance.start(
-                emulator: emulator, store: try deployment.store(), publicURL: a.url)
+                emulator: emulator, store: try await deployment.store(), publicURL: a.url)
             let browser = CookieBrowser()
             let other = CookieBrowser()
             do {
@@ -92,7 +93,7 @@ struct SignInSecurityTests {
     @Test("an ID token whose nonce is not the one sent (the authorization request tampered with) creates no session")
     func nonce() async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let a = try await InProcessInstance.start(emulator: emulator, store: store)
             let browser = CookieBrowser()
             do {
@@ -119,7 +120,7 @@ struct SignInSecurityTests {
         ])
     func returnTo(target: String) async throws {
         try await LiveEmulator.with { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let a = try await InProcessInstance.start(emulator: emulator, store: store)
             let browser = CookieBrowser()
             var login = URLComponents(url: a.at("/auth/login"), resolvingAgainstBaseURL: false)!
@@ -128,7 +129,7 @@ struct SignInSecurityTests {
             #expect(page.status == 400)
             #expect(page.headers.first(name: "location") == nil)
             #expect(page.json["error"] as? String == "invalid_return_to")
-            #expect(try store.keys().isEmpty, "no sign-in was started")
+            #expect(try await store.keys().isEmpty, "no sign-in was started")
             await browser.shutdown()
             await a.stop()
         }
@@ -144,7 +145,7 @@ struct SignInSecurityTests {
                     redirectURIs: ["https://app.example.test/auth/callback"]))
         }
         try await LiveEmulator.with(configuration) { emulator in
-            let store = try BFFPostgres.Deployment().store()
+            let store = try await BFFPostgres.Deployment().store()
             let a = try await InProcessInstance.start(
                 emulator: emulator, store: store, publicURL: publicURL, clientID: "bff-https",
                 clientSecret: "bff-https-test-secret-0123456789abcdef")

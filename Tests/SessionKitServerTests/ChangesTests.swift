@@ -3,6 +3,7 @@ import PostgresNIO
 import SecureStore
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 @Suite("PostgresSessionStore changes and reconnection", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
@@ -10,12 +11,12 @@ struct ChangesTests {
     /// The first `count` elements of `stream`, or fewer if `limit` passes first.
     static func first(
         _ count: Int,
-        of stream: AsyncThrowingStream<PostgresSessionStore.Change, any Error>,
+        of stream: AsyncThrowingStream<SecureStoreChange, any Error>,
         within limit: Duration = .seconds(5)
-    ) async throws -> [PostgresSessionStore.Change] {
-        try await withThrowingTaskGroup(of: [PostgresSessionStore.Change].self) { group in
+    ) async throws -> [SecureStoreChange] {
+        try await withThrowingTaskGroup(of: [SecureStoreChange].self) { group in
             group.addTask {
-                var changes: [PostgresSessionStore.Change] = []
+                var changes: [SecureStoreChange] = []
                 for try await change in stream {
                     changes.append(change)
                     if changes.count == count { break }
@@ -35,20 +36,21 @@ struct ChangesTests {
     @Test("Another instance sees every write and delete of the service, by digest, never the key")
     func anotherInstanceSeesChanges() async throws {
         let service = "tests.changes.\(UUID().uuidString)"
-        let writer = try TestPostgres.store(service: service)
-        let listener = try TestPostgres.store(service: service)
-        let unrelated = try TestPostgres.store(service: service + ":other")
+        let writer = try await TestPostgres.store(service: service)
+        let listener = try await TestPostgres.store(service: service)
+        let unrelated = try await TestPostgres.store(service: service + ":other")
         let changes = try await listener.changes()
+        let ownChanges = try await writer.changes()
         let clock = ContinuousClock()
         let start = clock.now
-        try writer.setString("one", forKey: "session-1")
-        try unrelated.setString("x", forKey: "session-1")
-        try writer.update(forKey: "session-1") { _ in Data("two".utf8) }
-        try writer.update(forKey: "missing") { $0 }  // Nothing changed: nothing announced.
-        try writer.deleteItem(forKey: "missing")  // Nothing deleted: nothing announced.
-        try writer.deleteItem(forKey: "session-1")
-        try writer.setString("three", forKey: "session-2")
-        try writer.deleteAll()
+        try await writer.setString("one", forKey: "session-1")
+        try await unrelated.setString("x", forKey: "session-1")
+        try await writer.update(forKey: "session-1") { _ in Data("two".utf8) }
+        try await writer.update(forKey: "missing") { $0 }  // Nothing changed: nothing announced.
+        try await writer.deleteItem(forKey: "missing")  // Nothing deleted: nothing announced.
+        try await writer.deleteItem(forKey: "session-1")
+        try await writer.setString("three", forKey: "session-2")
+        try await writer.deleteAll()
         let seen = try await Self.first(5, of: changes)
         // The product's target is 1 s; the bound leaves room for a loaded CI machine running every suite.
         #expect(clock.now - start < .seconds(2))
@@ -59,17 +61,22 @@ struct ChangesTests {
         #expect(seen[4].keyDigest == nil && seen[4].affects(key: "anything"))
         #expect(seen.allSatisfy { !($0.keyDigest ?? "").contains("session") })
         #expect(!"\(seen)".contains("session-"))
-        try unrelated.deleteAll()
+        // Another store object's writes are not its own; the writer's own feed marks its item writes as its own,
+        // but not deleteAll, which concerns whatever anyone cached.
+        #expect(seen.allSatisfy { !$0.isOwnWrite })
+        let own = try await Self.first(5, of: ownChanges)
+        #expect(own.map(\.isOwnWrite) == [true, true, true, true, false])
+        try await unrelated.deleteAll()
     }
 
     @Test("Connections the server drops are replaced: at most a retryable error, then the store works again")
-    func reconnectsAfterTerminatedConnections() throws {
+    func reconnectsAfterTerminatedConnections() async throws {
         let name = "sessionkit-test-\(UUID().uuidString.prefix(8))"
-        let store = try TestPostgres.store { $0.applicationName = name }
-        let admin = try TestPostgres.store()
-        try store.setString("kept", forKey: "k")
+        let store = try await TestPostgres.store { $0.applicationName = name }
+        let admin = try await TestPostgres.store()
+        try await store.setString("kept", forKey: "k")
         for round in 0..<3 {
-            let killed = try admin.raw(
+            let killed = try await admin.raw(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)"
             )
             #expect(killed.count >= 1, "round \(round)")
@@ -77,7 +84,7 @@ struct ChangesTests {
             var value: String?
             for _ in 0..<3 where value == nil {
                 do {
-                    value = try store.string(forKey: "k")
+                    value = try await store.string(forKey: "k")
                 } catch {
                     #expect(error.code == .unavailable, "\(error)")
                     outcomes.append("\(error)")
@@ -85,7 +92,7 @@ struct ChangesTests {
             }
             #expect(value == "kept", "\(outcomes)")
         }
-        try store.update(forKey: "k") { _ in Data("changed".utf8) }
-        #expect(try store.string(forKey: "k") == "changed")
+        try await store.update(forKey: "k") { _ in Data("changed".utf8) }
+        #expect(try await store.string(forKey: "k") == "changed")
     }
 }

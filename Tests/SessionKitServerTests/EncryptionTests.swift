@@ -5,18 +5,19 @@ import PostgresNIO
 import SecureStore
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 @Suite("PostgresSessionStore encryption at rest", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct EncryptionTests {
     @Test("A raw read of the rows shows neither the value nor the key")
-    func noPlaintextInRows() throws {
-        let store = try TestPostgres.store()
+    func noPlaintextInRows() async throws {
+        let store = try await TestPostgres.store()
         let secret = "refresh-token-\(UUID().uuidString)"
         let key = "session-\(UUID().uuidString)"
-        try store.setString(secret, forKey: key)
-        try store.setJournalEntry(Data(secret.utf8), forKey: key)
-        let rows = try store.raw(
+        try await store.setString(secret, forKey: key)
+        try await store.setJournalEntry(Data(secret.utf8), forKey: key)
+        let rows = try await store.raw(
             """
             SELECT key_digest, key_sealed, sealed, key_id, generation FROM sessionkit_items
             WHERE service = \(store.service)
@@ -28,7 +29,7 @@ struct EncryptionTests {
         )
         #expect(keyID == "a")
         #expect(generation == 1)
-        let journal = try store.raw("SELECT sealed FROM sessionkit_journal WHERE service = \(store.service)")
+        let journal = try await store.raw("SELECT sealed FROM sessionkit_journal WHERE service = \(store.service)")
         let journalSealed = try journal[0].decode(ByteBuffer.self)
         for column in [digest, sealedKey, sealed, journalSealed] {
             let bytes = Data(column.readableBytesView)
@@ -37,7 +38,7 @@ struct EncryptionTests {
             }
         }
         // The whole row as PostgreSQL prints it (bytea in hex) has neither either.
-        let text = try store.raw(
+        let text = try await store.raw(
             "SELECT row_to_json(i)::text FROM sessionkit_items i WHERE service = \(store.service)"
         )
         let printed = try text[0].decode(String.self)
@@ -46,14 +47,14 @@ struct EncryptionTests {
     }
 
     @Test("Values swapped between rows fail as corrupted, naming what to do; other rows still read")
-    func swappedRowsAreCorrupted() throws {
-        let store = try TestPostgres.store()
-        try store.setString("alice-token", forKey: "alice")
-        try store.setString("bob-token", forKey: "bob")
-        try store.setString("carol-token", forKey: "carol")
+    func swappedRowsAreCorrupted() async throws {
+        let store = try await TestPostgres.store()
+        try await store.setString("alice-token", forKey: "alice")
+        try await store.setString("bob-token", forKey: "bob")
+        try await store.setString("carol-token", forKey: "carol")
         let alice = PostgresSessionStore.digestData("alice")
         let bob = PostgresSessionStore.digestData("bob")
-        _ = try store.raw(
+        _ = try await store.raw(
             """
             UPDATE sessionkit_items AS i SET sealed = o.sealed
             FROM sessionkit_items AS o
@@ -63,70 +64,70 @@ struct EncryptionTests {
             """
         )
         for key in ["alice", "bob"] {
-            let error = storeError { _ = try store.string(forKey: key) }
+            let error = await storeError { _ = try await store.string(forKey: key) }
             #expect(error?.code == .corrupted)
             #expect(error?.message.contains("failed authentication with key id 'a'") == true)
             #expect(error?.message.contains("-token") == false)
         }
-        #expect(try store.string(forKey: "carol") == "carol-token")
+        #expect(try await store.string(forKey: "carol") == "carol-token")
     }
 
     @Test("A row moved to another service fails as corrupted")
-    func rowMovedToAnotherServiceIsCorrupted() throws {
-        let first = try TestPostgres.store()
-        let second = try TestPostgres.store()
-        try first.setString("value", forKey: "k")
-        _ = try first.raw(
+    func rowMovedToAnotherServiceIsCorrupted() async throws {
+        let first = try await TestPostgres.store()
+        let second = try await TestPostgres.store()
+        try await first.setString("value", forKey: "k")
+        _ = try await first.raw(
             "UPDATE sessionkit_items SET service = \(second.service) WHERE service = \(first.service)"
         )
-        #expect(storeError { _ = try second.string(forKey: "k") }?.code == .corrupted)
-        #expect(storeError { _ = try second.keys() }?.code == .corrupted)
+        #expect(await storeError { _ = try await second.string(forKey: "k") }?.code == .corrupted)
+        #expect(await storeError { _ = try await second.keys() }?.code == .corrupted)
     }
 
     @Test("Key rotation: old rows read with a previous key, writes use the current one, unknown key ids fail")
-    func keyRotation() throws {
+    func keyRotation() async throws {
         let service = "tests.rotation.\(UUID().uuidString)"
-        let withA = try TestPostgres.store(service: service)
-        try withA.setString("one", forKey: "first")
-        try withA.setString("two", forKey: "second")
+        let withA = try await TestPostgres.store(service: service)
+        try await withA.setString("one", forKey: "first")
+        try await withA.setString("two", forKey: "second")
 
-        let rotated = try TestPostgres.store(
+        let rotated = try await TestPostgres.store(
             service: service,
             keys: .init(current: (id: "b", key: TestPostgres.keyB), previous: ["a": TestPostgres.keyA])
         )
-        #expect(try rotated.string(forKey: "first") == "one")
-        #expect(try rotated.keys() == ["first", "second"])
-        try rotated.update(forKey: "first") { old in old.map { $0 + Data("!".utf8) } }
-        let keyIDs = try rotated.raw(
+        #expect(try await rotated.string(forKey: "first") == "one")
+        #expect(try await rotated.keys() == ["first", "second"])
+        try await rotated.update(forKey: "first") { old in old.map { $0 + Data("!".utf8) } }
+        let keyIDs = try await rotated.raw(
             "SELECT key_id FROM sessionkit_items WHERE service = \(service) ORDER BY key_id"
         ).map { try $0.decode(String.self) }
         #expect(keyIDs == ["a", "b"])
-        #expect(try withA.string(forKey: "second") == "two")
+        #expect(try await withA.string(forKey: "second") == "two")
 
-        let onlyB = try TestPostgres.store(
+        let onlyB = try await TestPostgres.store(
             service: service,
             keys: .init(current: (id: "b", key: TestPostgres.keyB))
         )
-        #expect(try onlyB.string(forKey: "first") == "one!")
-        let error = storeError { _ = try onlyB.string(forKey: "second") }
+        #expect(try await onlyB.string(forKey: "first") == "one!")
+        let error = await storeError { _ = try await onlyB.string(forKey: "second") }
         #expect(error?.code == .corrupted)
         #expect(error?.message.contains("key id 'a'") == true)
         #expect(error?.message.contains("Keys.previous") == true)
         // The item is left alone: with the old key back, it reads again.
-        #expect(try rotated.string(forKey: "second") == "two")
+        #expect(try await rotated.string(forKey: "second") == "two")
     }
 
     @Test("Keys are checked and never printed")
-    func keysValidation() throws {
+    func keysValidation() async throws {
         #expect(
-            storeError { _ = try PostgresSessionStore.Keys(current: (id: "", key: TestPostgres.keyA)) }?.code
+            await storeError { _ = try PostgresSessionStore.Keys(current: (id: "", key: TestPostgres.keyA)) }?.code
                 == .invalidArgument)
         #expect(
-            storeError {
+            await storeError {
                 _ = try PostgresSessionStore.Keys(current: (id: "x", key: SymmetricKey(size: .bits128)))
             }?.code == .invalidArgument)
         #expect(
-            storeError {
+            await storeError {
                 _ = try PostgresSessionStore.Keys(
                     current: (id: "x", key: TestPostgres.keyA), previous: ["x": TestPostgres.keyB])
             }?.code == .invalidArgument)

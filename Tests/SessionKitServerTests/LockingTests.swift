@@ -5,117 +5,77 @@ import SecureStore
 import Synchronization
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
-/// What other instances see while one holds an item's lock, and after it dies holding it. The blocking calls
-/// run on plain threads: blocked tasks would hold the few threads Swift concurrency has.
+/// What other instances see while one holds an item's lock, and after it dies holding it. The lock is held by
+/// a transaction of the test's own (``HeldLock``), exactly as an instance's update holds it, so that no thread
+/// waits in the meantime.
 @Suite("PostgresSessionStore locks and lost writers", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct LockingTests {
-    /// Runs `update` on `store` on a plain thread with a transform that signals `entered` and then waits for
-    /// `proceed`; returns a group to wait on and the call's error, if any, once it is done.
-    static func holdLock(
-        _ store: PostgresSessionStore,
-        key: String,
-        entered: DispatchSemaphore,
-        proceed: DispatchSemaphore
-    ) -> (DispatchGroup, Failure) {
-        let group = DispatchGroup()
-        let failure = Failure()
-        DispatchQueue.global().async(group: group) {
-            do {
-                try store.update(forKey: key) { old in
-                    entered.signal()
-                    proceed.wait()
-                    return old
-                }
-            } catch {
-                failure.record(error)
-            }
-        }
-        return (group, failure)
-    }
-
     @Test("A writer that waits past the lock timeout fails as unavailable, and the item is unchanged")
-    func lockTimeout() throws {
+    func lockTimeout() async throws {
         let service = "tests.lock.\(UUID().uuidString)"
-        let holder = try TestPostgres.store(service: service)
-        let waiter = try TestPostgres.store(service: service) { $0.lockTimeout = .milliseconds(300) }
-        try holder.setString("v", forKey: "k")
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let (group, failure) = Self.holdLock(holder, key: "k", entered: entered, proceed: proceed)
-        entered.wait()
+        let holder = try await TestPostgres.store(service: service)
+        let waiter = try await TestPostgres.store(service: service) { $0.lockTimeout = .milliseconds(300) }
+        try await holder.setString("v", forKey: "k")
+        let held = try await HeldLock.take(in: holder, key: "k")
         let clock = ContinuousClock()
         let start = clock.now
-        let error = storeError { try waiter.update(forKey: "k") { _ in Data("w".utf8) } }
-        let setError = storeError { try waiter.setString("w", forKey: "k") }
-        proceed.signal()
-        group.wait()
-        #expect(failure.error == nil)
+        let error = await storeError { try await waiter.update(forKey: "k") { _ in Data("w".utf8) } }
+        let setError = await storeError { try await waiter.setString("w", forKey: "k") }
+        // Reads do not wait for the lock.
+        #expect(try await waiter.string(forKey: "k") == "v")
+        try await held.release()
         #expect(clock.now - start < .seconds(3))
         #expect(error?.code == .unavailable)
         #expect(error?.message.contains("55P03") == true)
         #expect(setError?.code == .unavailable)
-        #expect(try waiter.string(forKey: "k") == "v")
-        // Reads do not wait for the lock.
-        #expect(try waiter.string(forKey: "k") == "v")
+        #expect(try await waiter.string(forKey: "k") == "v")
     }
 
-    @Test("A writer whose connection dies holding the lock loses its write and blocks no one")
-    func writerKilledHoldingTheLock() throws {
+    @Test("A writer whose connection dies holding the lock blocks no one")
+    func writerKilledHoldingTheLock() async throws {
         let service = "tests.killed.\(UUID().uuidString)"
         let name = "sessionkit-killed-\(UUID().uuidString.prefix(8))"
-        let doomed = try TestPostgres.store(service: service) { $0.applicationName = name }
-        let other = try TestPostgres.store(service: service) { $0.lockTimeout = .seconds(5) }
-        try doomed.setString("0", forKey: "k")
-        let group = DispatchGroup()
-        let failure = Failure()
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async(group: group) {
-            do {
-                try doomed.update(forKey: "k") { _ in
-                    entered.signal()
-                    proceed.wait()
-                    return Data("lost".utf8)
-                }
-            } catch {
-                failure.record(error)
-            }
-        }
-        entered.wait()
+        let doomed = try await TestPostgres.store(service: service)
+        let other = try await TestPostgres.store(service: service) { $0.lockTimeout = .seconds(5) }
+        try await doomed.setString("0", forKey: "k")
+        let held = try await HeldLock.take(in: doomed, key: "k", applicationName: name)
         // The instance's connection dies mid-transaction, as when its process is killed.
-        _ = try other.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)")
+        _ = try await other.raw(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)")
         let clock = ContinuousClock()
         let start = clock.now
-        try other.update(forKey: "k") { _ in Data("1".utf8) }
+        try await other.update(forKey: "k") { _ in Data("1".utf8) }
         #expect(clock.now - start < .seconds(2), "the lock went with the connection")
-        let resumed = clock.now
-        proceed.signal()
-        group.wait()
-        #expect(clock.now - resumed < .seconds(2), "a write on the lost connection fails at once")
-        #expect(failure.error?.code == .unavailable)
-        #expect(try other.string(forKey: "k") == "1", "the dead writer's value was never committed")
-        #expect(try doomed.string(forKey: "k") == "1", "the dead writer's store reconnects")
+        // The lost transaction's connection was closed by the server: its write can never commit.
+        let closing = ContinuousClock.now + .seconds(2)
+        while !held.connection.isClosed, ContinuousClock.now < closing { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(held.connection.isClosed)
+        #expect(try await other.string(forKey: "k") == "1")
+        #expect(try await doomed.string(forKey: "k") == "1")
     }
 
-    @Test("A pool whose connections all stay busy fails as unavailable after the acquire timeout")
-    func poolExhausted() throws {
-        let store = try TestPostgres.store {
+    @Test("A pool that is only busy is waited for; one busy past the call's deadline fails, naming the limit")
+    func poolExhausted() async throws {
+        let store = try await TestPostgres.store {
             $0.maximumConnections = 1
             $0.acquireTimeout = .milliseconds(300)
+            $0.callTimeout = .seconds(2)
         }
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let (group, failure) = Self.holdLock(store, key: "k", entered: entered, proceed: proceed)
-        entered.wait()
-        let error = storeError { _ = try store.data(forKey: "other") }
-        proceed.signal()
-        group.wait()
-        #expect(failure.error == nil)
+        // The pool's only connection is busy for a second: a call waits past the acquire timeout and succeeds.
+        let short = Task { try await store.raw("SELECT pg_sleep(1)") }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await store.data(forKey: "other") == nil)
+        _ = try await short.value
+        // Busy for longer than the call may take: unavailable, saying which limit to raise.
+        let long = Task { try await store.raw("SELECT pg_sleep(4)", within: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let error = await storeError { _ = try await store.data(forKey: "other") }
+        _ = try await long.value
         #expect(error?.code == .unavailable)
-        #expect(error?.message.contains("maximumConnections") == true)
-        #expect(try store.data(forKey: "other") == nil)
+        #expect(error?.message.contains("maximumConnections") == true, "\(String(describing: error))")
     }
 }
 

@@ -5,6 +5,7 @@ import SessionKit
 import SessionKitTesting
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 /// `SessionDirectory` over PostgreSQL, as several server instances would run it: each instance its own store
@@ -18,8 +19,8 @@ struct PostgresDirectoryTests {
         let follower: Task<Void, Never>
     }
 
-    static func instance(_ emulator: AuthEmulator, service: String, time: TestClock) throws -> Instance {
-        let store = try TestPostgres.store(service: service)
+    static func instance(_ emulator: AuthEmulator, service: String, time: TestClock) async throws -> Instance {
+        let store = try await TestPostgres.store(service: service)
         let provider = ProviderClient(configuration: try emulator.providerConfiguration(), clock: time.clock)
         let directory = SessionDirectory(provider: provider, store: store, clock: time.clock)
         return Instance(
@@ -32,7 +33,8 @@ struct PostgresDirectoryTests {
         try await LiveEmulator.with { emulator in
             let service = "tests.directory.\(UUID().uuidString)"
             let time = TestClock()
-            let instances = try (0..<3).map { _ in try Self.instance(emulator, service: service, time: time) }
+            var instances: [Instance] = []
+            for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
             try await Task.sleep(for: .milliseconds(300))  // the followers are listening
             let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
@@ -65,7 +67,8 @@ struct PostgresDirectoryTests {
         try await LiveEmulator.with { emulator in
             let service = "tests.directory.\(UUID().uuidString)"
             let time = TestClock()
-            let instances = try (0..<3).map { _ in try Self.instance(emulator, service: service, time: time) }
+            var instances: [Instance] = []
+            for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
             let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
                 .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
@@ -89,7 +92,8 @@ struct PostgresDirectoryTests {
     func noRoundTripWhileValid() async throws {
         try await LiveEmulator.with { emulator in
             let time = TestClock()
-            let instance = try Self.instance(emulator, service: "tests.directory.\(UUID().uuidString)", time: time)
+            let instance = try await Self.instance(
+                emulator, service: "tests.directory.\(UUID().uuidString)", time: time)
             defer { instance.follower.cancel() }
             let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
                 .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))

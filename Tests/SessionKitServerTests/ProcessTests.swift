@@ -5,6 +5,7 @@ import SessionKit
 import SessionKitTesting
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 /// Several real processes (`sessionkit-directory-load`), each one server instance, sharing one PostgreSQL and
@@ -27,8 +28,8 @@ struct ProcessTests {
         let issuer: URL
 
         /// A directory on the fleet's sessions, in this process.
-        func directory() throws -> SessionDirectory {
-            let store = try TestPostgres.store(service: service, keys: try .init(current: (id: "load", key: key)))
+        func directory() async throws -> SessionDirectory {
+            let store = try await TestPostgres.store(service: service, keys: try .init(current: (id: "load", key: key)))
             return SessionDirectory(
                 provider: ProviderClient(
                     configuration: try ProviderConfiguration(issuer: issuer, clientID: "sessionkit-native")),
@@ -212,7 +213,7 @@ struct ProcessTests {
             // The kill lost answers the provider had sent: their refresh tokens were presented once more.
             #expect(try await emulator.controls.requestCounts()[.refreshToken] > Self.users)
             // And each session is still there for the next request, in a fresh instance.
-            let directory = try fleet.directory()
+            let directory = try await fleet.directory()
             for id in fleet.ids { _ = try await directory.credentials(for: id, minTTL: 0) }
         }
     }

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -91,7 +92,7 @@ struct SessionDirectoryTests {
     }
 
     @Test("session ids: 256 random bits, checked when they come back, never shown or stored whole")
-    func sessionIDs() throws {
+    func sessionIDs() async throws {
         let id = SessionID()
         #expect(id.rawValue.count == 43 && id != SessionID())
         #expect(try SessionID(validating: id.rawValue) == id)

@@ -5,6 +5,7 @@ import SessionKit
 import SessionKitTesting
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 /// `SessionManager` over the PostgreSQL store, unchanged: its renewal lease lives in the session record and is
@@ -17,16 +18,16 @@ struct SessionManagerTests {
             let service = "tests.manager.\(UUID().uuidString)"
             let time = TestClock()
             let configuration = try emulator.providerConfiguration()
-            func manager() throws -> SessionManager {
+            func manager() async throws -> SessionManager {
                 SessionManager(
                     provider: ProviderClient(configuration: configuration, clock: time.clock),
-                    store: try TestPostgres.store(service: service),
+                    store: try await TestPostgres.store(service: service),
                     account: "alice",
                     clock: time.clock
                 )
             }
-            let first = try manager()
-            let second = try manager()
+            let first = try await manager()
+            let second = try await manager()
             let credentials = try await first.provider.signIn(
                 username: AuthEmulator.User.aliceEmail,
                 password: Secret(AuthEmulator.User.alicePassword)

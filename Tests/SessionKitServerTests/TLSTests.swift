@@ -3,6 +3,7 @@ import PostgresNIO
 import SecureStore
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ struct TLSSettingsTests {
     typealias Configuration = PostgresSessionStore.Configuration
 
     @Test("sslmode and sslrootcert are read as libpq reads them; prefer without them")
-    func modes() throws {
+    func modes() async throws {
         let base = "postgres://app:pw@db.example.com/sessions"
         #expect(try Configuration(url: base).tls == .prefer)
         #expect(try Configuration(url: base + "?sslmode=disable").tls == .disable)
@@ -29,14 +30,14 @@ struct TLSSettingsTests {
     }
 
     @Test("an unknown sslmode, an unknown parameter, or a root file with a mode that ignores it is refused")
-    func refused() {
+    func refused() async {
         let base = "postgres://app:secret-pw@db.example.com/sessions"
         for (query, says) in [
             ("?sslmode=always", "sslmode 'always'"),
             ("?connect_timeout=3", "'connect_timeout'"),
             ("?sslmode=require&sslrootcert=/etc/ca.pem", "sslrootcert"),
         ] {
-            let error = storeError { _ = try Configuration(url: base + query) }
+            let error = await storeError { _ = try Configuration(url: base + query) }
             #expect(error?.code == .invalidArgument, "\(query)")
             #expect(error?.message.contains(says) == true, "\(query): \(error?.message ?? "")")
             #expect(error?.message.contains("secret-pw") == false)
@@ -60,50 +61,52 @@ struct TLSTests {
         components.queryItems =
             [URLQueryItem(name: "sslmode", value: mode)]
             + (trusted ? [URLQueryItem(name: "sslrootcert", value: try TestPostgres.certificateAuthority())] : [])
-        return try PostgresSessionStore(
-            service: "tests.tls", configuration: .init(url: try #require(components.string)), keys: TestPostgres.keys())
+        return TestPostgres.running(
+            try PostgresSessionStore(
+                service: "tests.tls", configuration: .init(url: try #require(components.string)),
+                keys: TestPostgres.keys()))
     }
 
     /// Whether the store's connection is encrypted, as the server sees it.
-    func encrypted(_ store: PostgresSessionStore) throws -> Bool {
-        let rows = try store.raw("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+    func encrypted(_ store: PostgresSessionStore) async throws -> Bool {
+        let rows = try await store.raw("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         return try #require(rows.first).decode(Bool.self)
     }
 
     @Test("require, prefer and verify-full with the authority encrypt; disable does not")
-    func encrypts() throws {
-        #expect(try encrypted(store("require")))
-        #expect(try encrypted(store("prefer")))
-        #expect(try encrypted(store("verify-full", trusted: true, host: "localhost")))
-        #expect(try !encrypted(store("disable")))
+    func encrypts() async throws {
+        #expect(try await encrypted(store("require")))
+        #expect(try await encrypted(store("prefer")))
+        #expect(try await encrypted(store("verify-full", trusted: true, host: "localhost")))
+        #expect(try await !encrypted(store("disable")))
     }
 
     @Test("sslmode=prefer that falls back to plaintext is warned about; encrypted or sslmode=disable is not")
     func plaintextWarning() async throws {
-        #expect(try store("prefer").encryptionWarning() == nil, "the server offers TLS: prefer encrypts")
-        #expect(try store("disable").encryptionWarning() == nil, "plaintext asked for explicitly")
+        #expect(try await store("prefer").encryptionWarning() == nil, "the server offers TLS: prefer encrypts")
+        #expect(try await store("disable").encryptionWarning() == nil, "plaintext asked for explicitly")
         // A server that offers no TLS: a proxy that answers the TLS request with 'N', as such a server does.
         let url = try #require(TestPostgres.url)
         let database = try #require(URLComponents(string: url))
         let proxy = try RefuseTLSProxy(upstreamPort: try #require(database.port))
         defer { proxy.stop() }
         let fallen = try store("prefer", port: proxy.port)
-        #expect(try !encrypted(fallen), "the connection through the proxy is plaintext")
-        let found = try fallen.encryptionWarning()
+        #expect(try await !encrypted(fallen), "the connection through the proxy is plaintext")
+        let found = try await fallen.encryptionWarning()
         let warning = try #require(found)
         #expect(warning.contains("not encrypted") && warning.contains("sslmode=verify-full"))
         #expect(!warning.contains(try #require(database.password)), "no password in the warning")
     }
 
     @Test("verify-full refuses an unknown authority and a certificate for another name; verify-ca checks no name")
-    func verifies() throws {
-        let unknown = storeError { _ = try store("verify-full", host: "localhost").raw("SELECT 1") }
+    func verifies() async throws {
+        let unknown = await storeError { _ = try await store("verify-full", host: "localhost").raw("SELECT 1") }
         #expect(unknown?.code == .permissionDenied)
         #expect(unknown?.message.contains("sslrootcert") == true, "\(unknown?.message ?? "")")
         // The certificate names localhost, not the address the URL has.
-        let otherName = storeError { _ = try store("verify-full", trusted: true).raw("SELECT 1") }
+        let otherName = await storeError { _ = try await store("verify-full", trusted: true).raw("SELECT 1") }
         #expect(otherName?.code == .permissionDenied, "\(otherName?.message ?? "no error")")
-        #expect(try encrypted(store("verify-ca", trusted: true)))
+        #expect(try await encrypted(store("verify-ca", trusted: true)))
     }
 }
 

@@ -5,6 +5,7 @@ import SecureStore
 import SessionKitTesting
 import Testing
 
+@testable import SessionKitPostgres
 @testable import SessionKitServer
 
 /// The PostgreSQL the tests use: `SESSIONKIT_POSTGRES_URL` (scripts/postgres-start.sh prints one).
@@ -85,6 +86,7 @@ enum TestPostgres {
     ) throws -> PostgresSessionStore.Configuration {
         guard let url else { throw Missing() }
         var configuration = try PostgresSessionStore.Configuration(url: url)
+        configuration.connectionIdleTimeout = .seconds(1)
         change(&configuration)
         return configuration
     }
@@ -98,50 +100,50 @@ enum TestPostgres {
     }
 
     /// Runs the migrations once per test process (they are idempotent and safe in parallel anyway).
-    private static let migrated: Result<Void, SecureStoreError> = {
-        do throws(SecureStoreError) {
-            guard let url else { throw SecureStoreError(code: .invalidArgument, message: Missing().description) }
-            let store = try PostgresSessionStore(
-                service: "sessionkit.tests.migrate",
-                configuration: .init(url: url),
-                keys: keys()
-            )
-            try store.migrate()
-            return .success(())
-        } catch {
-            return .failure(error)
-        }
-    }()
+    private static let migrated = Task { () async throws -> Void in
+        guard let url else { throw SecureStoreError(code: .invalidArgument, message: Missing().description) }
+        let store = try running(
+            PostgresSessionStore(service: "sessionkit.tests.migrate", configuration: .init(url: url), keys: keys()))
+        try await store.migrate()
+    }
 
-    /// A store for `service` (a fresh, unique one by default) on the test database, migrated.
+    /// A store for `service` (a fresh, unique one by default) on the test database, migrated and running.
     static func store(
         service: String = "tests.\(UUID().uuidString)",
         keys: PostgresSessionStore.Keys? = nil,
         configure: (inout PostgresSessionStore.Configuration) -> Void = { _ in }
-    ) throws -> PostgresSessionStore {
-        try migrated.get()
-        return try PostgresSessionStore(
-            service: service,
-            configuration: configuration(configure),
-            keys: keys ?? Self.keys()
-        )
+    ) async throws -> PostgresSessionStore {
+        try await migrated.value
+        return running(
+            try PostgresSessionStore(
+                service: service,
+                configuration: configuration(configure),
+                keys: keys ?? Self.keys()
+            ))
+    }
+
+    /// `store`, its connection pool running for the rest of the test process. Its idle connections close
+    /// after a second, so the many stores of a test run do not hold PostgreSQL's connections.
+    static func running(_ store: PostgresSessionStore) -> PostgresSessionStore {
+        Task { try? await store.run() }
+        return store
     }
 }
 
 extension PostgresSessionStore {
     /// Runs raw SQL on one of the store's connections and returns the rows: for tests that look under the
     /// store.
-    func raw(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try run("a test query") { connection in
-            try connection.query(query, logger: logger).wait().rows
+    func raw(_ query: PostgresQuery, within limit: Duration? = nil) async throws -> [PostgresRow] {
+        try await call("a test query", within: limit) { [logger] connection in
+            try await connection.query(query, logger: logger).collect()
         }
     }
 }
 
 /// Runs `body`, returning the `SecureStoreError` it throws, or `nil` when it throws none.
-func storeError(_ body: () throws -> Void) -> SecureStoreError? {
+func storeError<Failure: Error>(_ body: () async throws(Failure) -> Void) async -> SecureStoreError? {
     do {
-        try body()
+        try await body()
         return nil
     } catch let error as SecureStoreError {
         return error

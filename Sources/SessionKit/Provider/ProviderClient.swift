@@ -65,6 +65,12 @@ public actor ProviderClient {
         }
     }
 
+    /// Fetches the discovery document now, past the cache, and checks it: for a readiness probe that reports
+    /// whether the provider answers. Throws as ``metadata()`` does.
+    public func checkReachable() async throws(SessionKitError) {
+        _ = try await fetchMetadata()
+    }
+
     /// The platform's client: ``URLSessionTransport`` on Apple platforms, where `URLSession` is the system's
     /// own HTTP stack, and ``AsyncHTTPClientTransport`` elsewhere.
     public static var defaultTransport: any HTTPTransport {

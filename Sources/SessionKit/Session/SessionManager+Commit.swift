@@ -24,12 +24,13 @@ extension SessionManager {
         var attempt = 0
         while true {
             do {
-                return try commit(renewed, replacing: current, leasedGeneration: leasedGeneration, announce: announce)
+                return try await commit(
+                    renewed, replacing: current, leasedGeneration: leasedGeneration, announce: announce)
             } catch  where error.code == .storeUnavailable && attempt < policy.transientRetries + 1 {
                 attempt += 1
                 try? await Task.sleep(for: policy.retryDelay * attempt)
             } catch {
-                let kept = setAside(PendingRenewal(generation: leasedGeneration, credentials: renewed))
+                let kept = await setAside(PendingRenewal(generation: leasedGeneration, credentials: renewed))
                 states.publish(.storeUnavailable(reason: error.message))
                 throw SessionKitError(
                     code: error.code,
@@ -46,9 +47,9 @@ extension SessionManager {
     private func commit(
         _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
     )
-        throws(SessionKitError) -> Credentials
+        async throws(SessionKitError) -> Credentials
     {
-        let (record, changed) = try updateRecord { stored in
+        let (record, changed) = try await updateRecord { stored in
             guard stored.generation == leasedGeneration, stored.renewal?.owner == ownerID else { return nil }
             var next = stored
             next.credentials = renewed
@@ -69,12 +70,12 @@ extension SessionManager {
     /// Keeps `pending` in memory and, where the store has a journal, sets it aside there too.
     ///
     /// - Returns: Where it is kept, for the error message.
-    private func setAside(_ pending: PendingRenewal) -> String {
+    private func setAside(_ pending: PendingRenewal) async -> String {
         self.pending.withLock { $0 = pending }
         cache.withLock { $0 = nil }
-        guard let journal = store as? any SecureStoreJournal else { return "kept in this process's memory" }
+        guard store.keepsJournal else { return "kept in this process's memory" }
         do {
-            try journal.setJournalEntry(try JSONEncoder().encode(pending), forKey: storeKey)
+            try await store.setJournalEntry(try JSONEncoder().encode(pending), forKey: storeKey)
             return "set aside in the store's journal"
         } catch {
             logger?.warning("renewal could not be journaled", metadata: ["account": "\(account)"])
@@ -82,19 +83,19 @@ extension SessionManager {
         }
     }
 
-    /// Saves a renewal left unsaved here or, by a process that ended, in the store's journal. A renewal
-    /// that the store has moved past (a sign-out, a new sign-in) is dropped and its refresh token revoked.
+    /// Saves a renewal left unsaved here or, with `readingJournal`, by a process that ended, in the store's
+    /// journal. A renewal that the store has moved past (a sign-out, a new sign-in) is dropped and its refresh
+    /// token revoked.
     ///
     /// - Returns: Whether there was one (and the store was written).
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store still cannot be written; the
     ///   renewal stays set aside.
     @discardableResult
-    func settlePendingRenewal() throws(SessionKitError) -> Bool {
-        let journal = store as? any SecureStoreJournal
+    func settlePendingRenewal(readingJournal: Bool) async throws(SessionKitError) -> Bool {
         var found = pending.withLock { $0 }
-        if found == nil { found = try journaledRenewal(in: journal) }
+        if found == nil, readingJournal { found = try await journaledRenewal() }
         guard let pending = found else { return false }
-        let (record, changed) = try updateRecord { stored in
+        let (record, changed) = try await updateRecord { stored in
             guard stored.generation == pending.generation else { return nil }
             var next = stored
             next.credentials = pending.credentials
@@ -104,7 +105,7 @@ extension SessionManager {
         if !changed { discard(pending.credentials, keeping: record.credentials, replacing: nil) }
         self.pending.withLock { $0 = nil }
         do {
-            try journal?.setJournalEntry(nil, forKey: storeKey)
+            if store.keepsJournal { try await store.setJournalEntry(nil, forKey: storeKey) }
         } catch {
             logger?.notice("saved renewal left in the journal", metadata: ["account": "\(account)"])
         }
@@ -113,13 +114,13 @@ extension SessionManager {
     }
 
     /// The renewal set aside in the journal, if any; an entry that cannot be read is removed.
-    private func journaledRenewal(in journal: (any SecureStoreJournal)?) throws(SessionKitError) -> PendingRenewal? {
-        guard let journal else { return nil }
+    private func journaledRenewal() async throws(SessionKitError) -> PendingRenewal? {
+        guard store.keepsJournal else { return nil }
         let data: Data?
         do {
-            data = try journal.journalEntry(forKey: storeKey)
+            data = try await store.journalEntry(forKey: storeKey)
         } catch  where error.code == .corrupted || error.code == .keyMismatch {
-            try? journal.setJournalEntry(nil, forKey: storeKey)
+            try? await store.setJournalEntry(nil, forKey: storeKey)
             return nil
         } catch {
             throw storeFailure(error)
@@ -127,7 +128,7 @@ extension SessionManager {
         guard let data else { return nil }
         guard let pending = try? JSONDecoder().decode(PendingRenewal.self, from: data) else {
             logger?.warning("unreadable journal entry removed", metadata: ["account": "\(account)"])
-            try? journal.setJournalEntry(nil, forKey: storeKey)
+            try? await store.setJournalEntry(nil, forKey: storeKey)
             return nil
         }
         return pending
@@ -137,10 +138,10 @@ extension SessionManager {
     ///
     /// - Returns: Its credentials, if there was one.
     @discardableResult
-    func dropPendingRenewal() -> Credentials? {
-        let journal = store as? any SecureStoreJournal
-        let dropped = pending.withLock { $0.take() }?.credentials ?? (try? journaledRenewal(in: journal))?.credentials
-        if dropped != nil { try? journal?.setJournalEntry(nil, forKey: storeKey) }
+    func dropPendingRenewal() async -> Credentials? {
+        var dropped = pending.withLock { $0.take() }?.credentials
+        if dropped == nil { dropped = (try? await journaledRenewal())?.credentials }
+        if dropped != nil { try? await store.setJournalEntry(nil, forKey: storeKey) }
         return dropped
     }
 

@@ -22,32 +22,32 @@ extension SessionManager {
     /// - Returns: Whether anything was deleted.
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store cannot be written now.
     @discardableResult
-    public func discardUnreadableSession() throws(SessionKitError) -> Bool {
+    public func discardUnreadableSession() async throws(SessionKitError) -> Bool {
         let data: Data?
         do {
-            data = try store.data(forKey: storeKey)
+            data = try await store.data(forKey: storeKey)
         } catch  where error.code == .corrupted || error.code == .keyMismatch {
             do {
-                try store.deleteAll()
+                try await store.deleteAll()
             } catch {
                 throw storeFailure(error)
             }
-            return forgetDiscarded()
+            return await forgetDiscarded()
         } catch {
             throw storeFailure(error)
         }
         guard let data, (try? Self.decode(data)) == nil else { return false }
         do {
-            try store.deleteItem(forKey: storeKey)
+            try await store.deleteItem(forKey: storeKey)
         } catch {
             throw storeFailure(error)
         }
-        return forgetDiscarded()
+        return await forgetDiscarded()
     }
 
-    private func forgetDiscarded() -> Bool {
+    private func forgetDiscarded() async -> Bool {
         cache.withLock { $0 = nil }
-        dropPendingRenewal()
+        await dropPendingRenewal()
         states.publish(.signedOut)
         logger?.notice("unreadable session deleted", metadata: ["account": "\(account)"])
         return true

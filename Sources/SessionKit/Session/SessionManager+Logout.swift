@@ -22,7 +22,7 @@ extension SessionManager {
     @discardableResult
     public func logout(revoke: Bool = true) async throws(SessionKitError) -> LogoutResult {
         var previous: Credentials?
-        try updateRecord { stored in
+        try await updateRecord { stored in
             previous = stored.credentials
             // Nothing to clear (no session, or one that already ended): nothing is written, so signing out a
             // session that does not exist costs one read and no write.
@@ -30,7 +30,7 @@ extension SessionManager {
             return stored.cleared()
         }
         // A renewal left unsaved holds the live refresh token: that is the one to revoke.
-        if let unsaved = dropPendingRenewal(), previous != nil { previous = unsaved }
+        if let unsaved = await dropPendingRenewal(), previous != nil { previous = unsaved }
         states.publish(.signedOut)
         guard revoke, let refreshToken = previous?.refreshToken else {
             let skipped =

@@ -4,20 +4,39 @@ import Synchronization
 
 extension SessionManager {
     /// The cached record, or the stored one (then cached).
-    nonisolated func currentRecord() throws(SessionKitError) -> SessionRecord {
+    func currentRecord() async throws(SessionKitError) -> SessionRecord {
         if let cached = cache.withLock({ $0 }) { return cached }
-        return try loadRecord()
+        return try await loadRecord()
+    }
+
+    /// The cached record, or the one a synchronous store holds (then cached); `nil` when neither is at hand
+    /// (an asynchronous store, not read yet).
+    nonisolated func currentRecordWithoutSuspending() throws(SessionKitError) -> SessionRecord? {
+        if let cached = cache.withLock({ $0 }) { return cached }
+        guard let synchronousStore else { return nil }
+        let data: Data?
+        do {
+            data = try synchronousStore.data(forKey: storeKey)
+        } catch {
+            throw storeFailure(error)
+        }
+        return try cacheLoaded(data)
     }
 
     /// Reads the record from the store, caches it, and publishes the state it implies.
     @discardableResult
-    nonisolated func loadRecord() throws(SessionKitError) -> SessionRecord {
+    func loadRecord() async throws(SessionKitError) -> SessionRecord {
         let data: Data?
         do {
-            data = try store.data(forKey: storeKey)
+            data = try await store.data(forKey: storeKey)
         } catch {
             throw storeFailure(error)
         }
+        return try cacheLoaded(data)
+    }
+
+    /// Decodes a record just read, caches it, and publishes the state it implies.
+    private nonisolated func cacheLoaded(_ data: Data?) throws(SessionKitError) -> SessionRecord {
         let record = try Self.decode(data)
         cache.withLock { $0 = record }
         if record.credentials == nil {
@@ -31,12 +50,12 @@ extension SessionManager {
     ///
     /// - Returns: The record now stored: the transform's result, or the unchanged stored record.
     @discardableResult
-    func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?) throws(SessionKitError)
-        -> (record: SessionRecord, changed: Bool)
+    func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
+        async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)
     {
         var outcome = (record: SessionRecord(), changed: false)
         do {
-            try store.update(forKey: storeKey) { data in
+            try await store.update(forKey: storeKey) { data in
                 let stored = try Self.decode(data)
                 guard var next = try transform(stored) else {
                     outcome = (stored, false)

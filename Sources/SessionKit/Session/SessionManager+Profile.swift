@@ -17,10 +17,10 @@ extension SessionManager {
                 profile = try await provider.userInfo(accessToken: try await renew().accessToken)
             }
             try Self.checkSubject(of: profile, against: credentials)
-            try cacheProfile(profile)
+            try await cacheProfile(profile)
             return profile
         } catch  where error.isRetryable {
-            if let cached = try cachedProfile() { return cached }
+            if let cached = try await cachedProfile() { return cached }
             throw error
         }
     }
@@ -38,13 +38,13 @@ extension SessionManager {
     }
 
     /// The profile cached by the last ``userInfo()`` (or a management update), without the network.
-    public func cachedProfile() throws(SessionKitError) -> UserProfile? {
-        try currentRecord().profile
+    public func cachedProfile() async throws(SessionKitError) -> UserProfile? {
+        try await currentRecord().profile
     }
 
     /// Stores `profile` with the session, if a session is still stored.
-    func cacheProfile(_ profile: UserProfile) throws(SessionKitError) {
-        try updateRecord { stored in
+    func cacheProfile(_ profile: UserProfile) async throws(SessionKitError) {
+        try await updateRecord { stored in
             guard stored.credentials != nil else { return nil }
             var next = stored
             next.profile = profile
@@ -53,8 +53,8 @@ extension SessionManager {
     }
 
     /// Replaces the cached profile's `user_metadata` with `metadata`, as a management update returned it.
-    func cacheUserMetadata(_ metadata: JSONValue) throws(SessionKitError) {
-        try updateRecord { stored in
+    func cacheUserMetadata(_ metadata: JSONValue) async throws(SessionKitError) {
+        try await updateRecord { stored in
             guard stored.credentials != nil else { return nil }
             var next = stored
             var claims = stored.profile?.claims ?? [:]

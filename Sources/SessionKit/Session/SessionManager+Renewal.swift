@@ -1,12 +1,14 @@
 import Foundation
 import Logging
+import SecureStore
 import Synchronization
 
 extension SessionManager {
     private enum LeaseOutcome {
         case acquired(generation: UInt64)
-        case changed
-        case heldByOther
+        /// The record changed since it was read, or another instance holds an active lease: here it is, as the
+        /// store holds it now.
+        case refused(SessionRecord)
     }
 
     /// The slow path of ``credentials(minTTL:scope:)``: joins a renewal under way in this process, or
@@ -23,7 +25,7 @@ extension SessionManager {
         // are not valid, the renewal starts from the record just read.
         var fresh: SessionRecord?
         if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }) {
-            let record = try loadRecord()
+            let record = try await loadRecord()
             if let stored = record.credentials, stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
                 states.publish(.active(until: stored.expiresAt))
                 return stored
@@ -56,7 +58,8 @@ extension SessionManager {
     {
         var fresh = fresh
         do {
-            if try settlePendingRenewal() { fresh = nil }
+            // Only what this process holds in memory: the journal is read when a grant is about to be sent.
+            if try await settlePendingRenewal(readingJournal: false) { fresh = nil }
         } catch  where error.code == .storeUnavailable {
             // The store still cannot be written: the renewed credentials held in memory serve meanwhile.
             if let kept = pending.withLock({ $0?.credentials }),
@@ -67,76 +70,61 @@ extension SessionManager {
             throw error
         }
         let deadline = ContinuousClock.now + policy.waitTimeout
-        var forced = force
-        var waited = false
+        var decisions = RenewalDecisions(
+            minTTL: minTTL, scope: scope, force: force, ownerID: ownerID, keepsJournal: store.keepsJournal,
+            fresh: fresh)
         while true {
-            let record: SessionRecord
-            if let read = fresh.take() { record = read } else { record = try loadRecord() }
-            guard let current = record.credentials else {
-                states.publish(.signedOut)
-                throw SessionKitError(code: .signInRequired, message: "no session is stored; sign in")
-            }
-            // After waiting for another renewal, its result is as good as the provider gives, however long the
-            // wait: a minTTL longer than the tokens live must not send every waiter to renew again.
-            let renewedMeanwhile =
-                waited && current.livesShorter(than: minTTL) && current.isValid(now: clock.now())
-                && (scope == nil || scope == current.scope)
-            if !forced, renewedMeanwhile || current.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
+            switch decisions.next(now: clock.now()) {
+            case .read:
+                decisions.read(try await loadRecord())
+            case .finish(let current):
                 states.publish(.active(until: current.expiresAt))
                 return current
-            }
-            guard current.canRenew else {
+            case .noSession:
+                states.publish(.signedOut)
+                throw SessionKitError(code: .signInRequired, message: "no session is stored; sign in")
+            case .cannotRenew:
                 let reason = "the access token expired and there is no refresh token to renew it; sign in again"
                 states.publish(.needsSignIn(reason: reason))
                 throw SessionKitError(code: .signInRequired, message: reason)
-            }
-            // Another instance's lease, visible in the record just read: wait for its result without writing.
-            if !forced, let lease = record.renewal, lease.owner != ownerID, lease.isActive(at: clock.now()) {
-                try await waitForOtherRenewal(after: record.generation, until: deadline)
-                waited = true
-                continue
-            }
-            switch try acquireLease(expecting: record.generation) {
-            case .acquired(let generation):
-                return try await renew(current, scope: scope, leasedGeneration: generation)
-            case .changed:
-                forced = false
-            case .heldByOther:
-                // Another process is renewing: its result serves this call too.
-                forced = false
-                try await waitForOtherRenewal(after: record.generation, until: deadline)
-                waited = true
+            case .waitForOther(let generation):
+                // The record the wait ended with is the one to go on with: it is not read again.
+                decisions.waitEnded(with: try await waitForOtherRenewal(after: generation, until: deadline))
+            case .settleJournal:
+                decisions.journalSettled(wrote: try await settlePendingRenewal(readingJournal: true))
+            case .takeLease(let current, let generation):
+                switch try await acquireLease(expecting: generation) {
+                case .acquired(let leased):
+                    return try await renew(current, scope: scope, leasedGeneration: leased)
+                case .refused(let stored):
+                    decisions.leaseRefused(stored: stored)
+                }
             }
         }
     }
 
-    private func acquireLease(expecting generation: UInt64) throws(SessionKitError) -> LeaseOutcome {
-        var outcome = LeaseOutcome.changed
+    private func acquireLease(expecting generation: UInt64) async throws(SessionKitError) -> LeaseOutcome {
         let now = clock.now()
-        try updateRecord { stored in
+        let (record, acquired) = try await updateRecord { stored in
             guard stored.generation == generation else { return nil }
-            if let lease = stored.renewal, lease.owner != ownerID, lease.isActive(at: now) {
-                outcome = .heldByOther
-                return nil
-            }
+            if let lease = stored.renewal, lease.owner != ownerID, lease.isActive(at: now) { return nil }
             var next = stored
             next.renewal = RenewalLease(
                 owner: ownerID, pid: getpid(), host: RenewalLease.currentHost, startedAt: now,
                 expiresAt: now.addingTimeInterval(leaseSeconds)
             )
-            outcome = .acquired(generation: stored.generation + 1)
             return next
         }
-        return outcome
+        return acquired ? .acquired(generation: record.generation) : .refused(record)
     }
 
     /// Extends this instance's lease before another attempt, or throws when the lease was lost: then the
     /// grant must not be sent again from here.
-    private func extendLease(_ generation: UInt64) throws(SessionKitError) -> UInt64 {
+    private func extendLease(_ generation: UInt64) async throws(SessionKitError) -> UInt64 {
         let now = clock.now()
         let outcome: (record: SessionRecord, changed: Bool)
         do {
-            outcome = try updateRecord { stored in
+            outcome = try await updateRecord { stored in
                 guard stored.generation == generation, var lease = stored.renewal, lease.owner == ownerID else {
                     return nil
                 }
@@ -146,7 +134,7 @@ extension SessionManager {
                 return next
             }
         } catch {
-            releaseLease(generation)
+            await releaseLease(generation)
             throw error
         }
         guard outcome.changed else {
@@ -165,8 +153,9 @@ extension SessionManager {
         provider.configuration.effectiveRequestTimeout.seconds + policy.leaseDuration.seconds
     }
 
+    /// Waits until the record moves past `generation` or its lease lapses, and returns the record that showed it.
     private func waitForOtherRenewal(after generation: UInt64, until deadline: ContinuousClock.Instant)
-        async throws(SessionKitError)
+        async throws(SessionKitError) -> SessionRecord
     {
         states.publish(.renewing)
         // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`; once
@@ -179,8 +168,10 @@ extension SessionManager {
             }
             let ceiling = changes.hasSignalled ? max(policy.pollInterval * 8, .seconds(1)) : policy.pollInterval * 8
             interval = min(interval * 2, ceiling)
-            let record = try loadRecord()
-            if record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false) { return }
+            let record = try await loadRecord()
+            if record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false) {
+                return record
+            }
         }
         throw SessionKitError(
             code: .timeout,
@@ -207,9 +198,9 @@ extension SessionManager {
             }
             received = try await sendRenewal(current, scope: scope, generation: &generation)
         } catch  where error.oauthError == "invalid_grant" {
-            return try endSession(after: error, leasedGeneration: generation)
+            return try await endSession(after: error, leasedGeneration: generation)
         } catch {
-            releaseLease(generation)
+            await releaseLease(generation)
             states.publish(.active(until: current.expiresAt))
             throw error
         }
@@ -240,7 +231,7 @@ extension SessionManager {
             } catch  where error.isRetryable && attempt < policy.transientRetries {
                 attempt += 1
                 try? await Task.sleep(for: policy.retryDelay)
-                generation = try extendLease(generation)
+                generation = try await extendLease(generation)
             }
         }
     }
@@ -275,10 +266,10 @@ extension SessionManager {
 
     /// The provider refused the refresh token. If another process stored newer credentials meanwhile,
     /// use them; otherwise clear the session, and the user must sign in again.
-    private func endSession(after error: SessionKitError, leasedGeneration: UInt64) throws(SessionKitError)
+    private func endSession(after error: SessionKitError, leasedGeneration: UInt64) async throws(SessionKitError)
         -> Credentials
     {
-        let (record, changed) = try updateRecord { stored in
+        let (record, changed) = try await updateRecord { stored in
             guard stored.generation == leasedGeneration else { return nil }
             return stored.cleared()
         }
@@ -298,8 +289,8 @@ extension SessionManager {
     }
 
     /// Clears this instance's lease after a failed renewal, so others may try at once.
-    func releaseLease(_ leasedGeneration: UInt64) {
-        _ = try? updateRecord { stored in
+    func releaseLease(_ leasedGeneration: UInt64) async {
+        _ = try? await updateRecord { stored in
             guard stored.renewal?.owner == ownerID else { return nil }
             var next = stored
             next.renewal = nil

@@ -28,7 +28,10 @@ public actor SessionManager {
     public nonisolated let account: String
     /// The store item that holds this session's record.
     public nonisolated let storeKey: String
-    let store: any SecureStore
+    let store: any AsyncSecureStore
+    /// The synchronous store behind ``store``, when there is one: ``localCredentials(minTTL:scope:)`` reads
+    /// it without suspending.
+    let synchronousStore: (any SecureStore)?
     let clock: SessionClock
     let logger: Logger?
     let policy: RenewalPolicy
@@ -45,7 +48,8 @@ public actor SessionManager {
     /// Wakes calls waiting for another instance's renewal when the store announces a change.
     let changes = ChangeSignal()
 
-    /// Creates a manager for `account`'s session with `provider`, stored in `store`.
+    /// Creates a manager for `account`'s session with `provider`, stored in `store` (an app's or a
+    /// command-line tool's store: Keychain, keyring, encrypted file, memory).
     ///
     /// Nothing is read until the first call; several managers (even in several processes) may share one
     /// store and account.
@@ -57,8 +61,38 @@ public actor SessionManager {
         policy: RenewalPolicy = .init(),
         logger: Logger? = nil
     ) {
+        self.init(
+            provider: provider, asyncStore: SynchronousStoreAdapter(store), synchronousStore: store, account: account,
+            clock: clock, policy: policy, logger: logger)
+    }
+
+    /// Creates a manager for `account`'s session with `provider`, stored in an asynchronous store (a
+    /// server's, such as PostgreSQL): no call blocks a thread while the store answers.
+    public init(
+        provider: ProviderClient,
+        store: any AsyncSecureStore,
+        account: String = "default",
+        clock: SessionClock = .system,
+        policy: RenewalPolicy = .init(),
+        logger: Logger? = nil
+    ) {
+        self.init(
+            provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
+            policy: policy, logger: logger)
+    }
+
+    private init(
+        provider: ProviderClient,
+        asyncStore: any AsyncSecureStore,
+        synchronousStore: (any SecureStore)?,
+        account: String,
+        clock: SessionClock,
+        policy: RenewalPolicy,
+        logger: Logger?
+    ) {
         self.provider = provider
-        self.store = store
+        self.store = asyncStore
+        self.synchronousStore = synchronousStore
         self.account = account
         self.clock = clock
         self.policy = policy
@@ -68,13 +102,13 @@ public actor SessionManager {
     }
 
     /// Stores credentials after sign-in, replacing any earlier session of this account.
-    public func store(_ credentials: Credentials) throws(SessionKitError) {
-        let (record, _) = try updateRecord { current in
+    public func store(_ credentials: Credentials) async throws(SessionKitError) {
+        let (record, _) = try await updateRecord { current in
             var next = current.cleared()
             next.credentials = credentials
             return next
         }
-        dropPendingRenewal()
+        await dropPendingRenewal()
         states.publish(.active(until: credentials.expiresAt))
         logger?.debug("session stored", metadata: ["account": "\(account)", "generation": "\(record.generation)"])
     }
@@ -83,23 +117,23 @@ public actor SessionManager {
     /// Checks locally, without the network.
     ///
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store cannot be read: that is not "no".
-    public func hasValidCredentials(minTTL: TimeInterval = 0) throws(SessionKitError) -> Bool {
-        try currentRecord().credentials?.isValid(minTTL: minTTL, now: clock.now()) ?? false
+    public func hasValidCredentials(minTTL: TimeInterval = 0) async throws(SessionKitError) -> Bool {
+        try await currentRecord().credentials?.isValid(minTTL: minTTL, now: clock.now()) ?? false
     }
 
     /// Whether the stored credentials carry a refresh token, so they can be renewed without the user.
-    public func canRenew() throws(SessionKitError) -> Bool {
-        try currentRecord().credentials?.canRenew ?? false
+    public func canRenew() async throws(SessionKitError) -> Bool {
+        try await currentRecord().credentials?.canRenew ?? false
     }
 
     /// The stored credentials as they are, valid or not, without renewing; `nil` when signed out.
-    public func storedCredentials() throws(SessionKitError) -> Credentials? {
-        try currentRecord().credentials
+    public func storedCredentials() async throws(SessionKitError) -> Credentials? {
+        try await currentRecord().credentials
     }
 
     /// Whether a session is stored at all, valid or not.
-    public func hasSession() throws(SessionKitError) -> Bool {
-        try currentRecord().credentials != nil
+    public func hasSession() async throws(SessionKitError) -> Bool {
+        try await currentRecord().credentials != nil
     }
 
     /// Credentials whose access token is valid for at least `minTTL` seconds, renewed first when needed.
@@ -131,14 +165,15 @@ public actor SessionManager {
     /// Credentials valid for at least `minTTL` seconds from memory or the store, or `nil` when they would
     /// have to be renewed first (or there is no session). Never renews, never goes to the network, and
     /// starts no task: for a command-line tool's hot path, which falls back to
-    /// ``credentials(minTTL:scope:)`` on `nil`.
+    /// ``credentials(minTTL:scope:)`` on `nil`. With an asynchronous store only memory is looked at, so `nil`
+    /// may also mean "not read yet".
     ///
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` or ``SessionKitError/Code/storeCorrupted`` when
     ///   the store cannot be read: that is not "signed out".
     public nonisolated func localCredentials(minTTL: TimeInterval = 0, scope: String? = nil) throws(SessionKitError)
         -> Credentials?
     {
-        guard let current = try currentRecord().credentials,
+        guard let current = try currentRecordWithoutSuspending()?.credentials,
             current.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         else { return nil }
         return current
@@ -171,8 +206,8 @@ public actor SessionManager {
 
     /// Forgets what this instance holds in memory, so the next call reads the store again (for
     /// example after another process signed out).
-    public func reload() throws(SessionKitError) {
+    public func reload() async throws(SessionKitError) {
         cache.withLock { $0 = nil }
-        _ = try currentRecord()
+        _ = try await currentRecord()
     }
 }

@@ -3,13 +3,13 @@ import SessionKit
 extension SessionManager {
     /// Stores `credentials`; when the stored session cannot be read (damaged, or another key), says so on
     /// standard error, deletes it and stores again, so that signing in is always the way out.
-    func storeReplacingUnreadable(_ credentials: Credentials) throws(SessionKitError) {
+    func storeReplacingUnreadable(_ credentials: Credentials) async throws(SessionKitError) {
         do {
-            try store(credentials)
+            try await store(credentials)
         } catch  where error.code == .storeCorrupted {
             Terminal.err("sessionctl: warning: \(error.message); it is deleted and replaced by this sign-in")
-            try discardUnreadableSession()
-            try store(credentials)
+            try await discardUnreadableSession()
+            try await store(credentials)
         }
     }
 }

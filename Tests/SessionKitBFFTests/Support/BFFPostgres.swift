@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SecureStore
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 import Testing
@@ -20,13 +21,20 @@ enum BFFPostgres {
         let key = SymmetricKey(size: .bits256)
         var keyHex: String { key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() } }
 
-        /// A store of this deployment (each instance opens its own), migrated.
-        func store() throws -> PostgresSessionStore {
+        /// A store of this deployment (each instance opens its own), running and migrated.
+        func store() async throws -> PostgresSessionStore {
             guard let url = BFFPostgres.url else { throw Missing() }
-            let store = try PostgresSessionStore(
-                service: service, configuration: .init(url: url), keys: .init(current: (id: "bff", key: key)))
-            try store.migrate()
+            let store = BFFPostgres.running(
+                try PostgresSessionStore(
+                    service: service, configuration: .init(url: url), keys: .init(current: (id: "bff", key: key))))
+            try await store.migrate()
             return store
         }
+    }
+
+    /// `store`, its connection pool running for the rest of the test process.
+    static func running(_ store: PostgresSessionStore) -> PostgresSessionStore {
+        Task { try? await store.run() }
+        return store
     }
 }

@@ -2,13 +2,14 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 
 /// Sessions whose access tokens have expired, created straight in a deployment's store (password grant as the
 /// confidential client), so that the next forwarded call must renew them.
 enum ExpiredSessions {
-    static func create(_ count: Int, emulator: AuthEmulator, store: any SecureStore) async throws -> [SessionID] {
+    static func create(_ count: Int, emulator: AuthEmulator, store: any AsyncSecureStore) async throws -> [SessionID] {
         let configuration = try emulator.providerConfiguration(
             clientID: AuthEmulator.Client.confidentialID, clientSecret: AuthEmulator.Client.confidentialSecret)
         let sessions = SessionDirectory(provider: ProviderClient(configuration: configuration), store: store)

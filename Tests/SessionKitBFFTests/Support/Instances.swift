@@ -5,6 +5,7 @@ import Logging
 import SecureStore
 import SessionKit
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitServer
 import SessionKitTesting
 
@@ -25,18 +26,16 @@ final class InProcessInstance: BFFInstance {
     let url: URL
     let bff: BackendForFrontend
     private let server: Task<Void, any Error>
-    private let follower: Task<Void, Never>
 
-    private init(url: URL, bff: BackendForFrontend, server: Task<Void, any Error>, follower: Task<Void, Never>) {
+    private init(url: URL, bff: BackendForFrontend, server: Task<Void, any Error>) {
         self.url = url
         self.bff = bff
         self.server = server
-        self.follower = follower
     }
 
     /// Starts an instance for `deployment`, signing in at `emulator` as `clientID`, and waits until it answers.
     static func start(
-        emulator: AuthEmulator, store: any SecureStore, publicURL: URL? = nil, upstream: URL? = nil,
+        emulator: AuthEmulator, store: any AsyncSecureStore, publicURL: URL? = nil, upstream: URL? = nil,
         clientID: String = AuthEmulator.Client.confidentialID,
         clientSecret: String = AuthEmulator.Client.confidentialSecret,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
@@ -60,21 +59,20 @@ final class InProcessInstance: BFFInstance {
         }
         var logger = Logger(label: "bff-test")
         logger.logLevel = .critical
+        // The back end's services (the change follower, the upstream client) run beside the server, as in the
+        // example; the store runs on its own for the whole test.
         let app = Application(
             router: router, server: bff.httpServer, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            logger: logger)
+            services: bff.services(), logger: logger)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        let follower = Task { await bff.followChanges() }
-        let instance = InProcessInstance(url: url, bff: bff, server: server, follower: follower)
+        let instance = InProcessInstance(url: url, bff: bff, server: server)
         try await waitUntilAnswering(instance)
         return instance
     }
 
     func stop() async {
-        follower.cancel()
         server.cancel()
         _ = await server.result
-        try? await bff.shutdown()
     }
 }
 
@@ -141,6 +139,19 @@ final class ProcessInstance: BFFInstance {
 
     /// Whether the process is still alive (a crash ends it).
     var isRunning: Bool { process.isRunning }
+
+    /// Sends SIGTERM, as an orchestrator does before it stops a container, and waits up to `limit` for the
+    /// process to end; returns its exit status, or `nil` when it did not end (it is then killed).
+    func terminate(within limit: Duration) async -> Int32? {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            return nil
+        }
+        return process.terminationStatus
+    }
 
     func stop() async {
         guard process.isRunning else { return }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SessionKitPostgres
 import SessionKitServer
 
 @testable import SessionKitBFF

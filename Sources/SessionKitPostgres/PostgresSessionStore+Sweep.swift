@@ -1,10 +1,11 @@
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
-extension PostgresSessionStore {
+extension PostgresSessionStore: SecureStoreSweeping {
     /// Deletes this service's items (sessions) and journal entries not written for `idle`, announcing each
     /// deletion like any other, and returns how many items went. Run it periodically from one instance or
-    /// from all (it is one statement; two sweeps at once delete each row once).
+    /// from all, as `SessionKitServer`'s `IdleSweep` service (two sweeps at once delete each row once).
     ///
     /// A session in use is written at least once per access-token lifetime, when it is renewed; reading a
     /// valid token writes nothing. So `idle` must be longer than the provider's access tokens live: a
@@ -15,7 +16,7 @@ extension PostgresSessionStore {
     /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` when `idle` is under a minute;
     ///   ``SecureStore/SecureStoreError/Code/unavailable`` when the database cannot be reached.
     @discardableResult
-    public func sweep(idleFor idle: Duration) throws(SecureStoreError) -> Int {
+    public func sweep(idleFor idle: Duration) async throws(SecureStoreError) -> Int {
         guard idle >= .seconds(60) else {
             throw SecureStoreError(
                 code: .invalidArgument,
@@ -24,14 +25,14 @@ extension PostgresSessionStore {
         }
         let seconds = Double(idle.components.seconds)
         let prefix = service + ":"
-        return try run("sweeping idle items") { connection in
-            _ = try execute(
+        return try await call("sweeping idle items") { [self] connection in
+            _ = try await execute(
                 connection,
                 """
                 DELETE FROM sessionkit_journal WHERE service = \(service)
                     AND updated_at < now() - make_interval(secs => \(seconds))
                 """)
-            let rows = try execute(
+            let rows = try await execute(
                 connection,
                 """
                 WITH swept AS (
@@ -44,24 +45,6 @@ extension PostgresSessionStore {
                 SELECT count(*)::bigint FROM announced
                 """)
             return Int(try rows.first?.decode(Int64.self) ?? 0)
-        }
-    }
-
-    /// Sweeps every `interval` until the calling task is cancelled; a sweep that fails (the database is
-    /// down) is tried again at the next interval. Run it in a task of its own beside the server.
-    ///
-    /// ```swift
-    /// let sweeper = Task { await store.sweepPeriodically(idleFor: .seconds(14 * 86_400), every: .seconds(600)) }
-    /// ```
-    public func sweepPeriodically(idleFor idle: Duration, every interval: Duration) async {
-        while !Task.isCancelled {
-            do {
-                let swept = try sweep(idleFor: idle)
-                if swept > 0 { logger.info("swept idle sessions", metadata: ["count": "\(swept)"]) }
-            } catch {
-                logger.warning("sweeping idle sessions failed; trying again later", metadata: ["code": "\(error.code)"])
-            }
-            try? await Task.sleep(for: interval)
         }
     }
 }

@@ -2,14 +2,15 @@ public import Foundation
 import NIOCore
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
 extension PostgresSessionStore {
     /// The entry set aside for `key`, or `nil` when there is none. Entries live in `sessionkit_journal`,
     /// sealed like the items (with their own associated data, so an entry and an item cannot be swapped).
-    public func journalEntry(forKey key: String) throws(SecureStoreError) -> Data? {
+    public func journalEntry(forKey key: String) async throws(SecureStoreError) -> Data? {
         let digest = try Self.digest(key)
-        let rows = try run("reading a journal entry") { connection in
-            try execute(
+        let rows = try await call("reading a journal entry") { [self] connection in
+            try await execute(
                 connection,
                 "SELECT sealed, key_id FROM sessionkit_journal WHERE service = \(service) AND key_digest = \(digest)")
         }
@@ -27,19 +28,19 @@ extension PostgresSessionStore {
 
     /// Sets `data` aside for `key`, replacing any earlier entry; `nil` removes the entry. One statement,
     /// without the item's lock.
-    public func setJournalEntry(_ data: Data?, forKey key: String) throws(SecureStoreError) {
+    public func setJournalEntry(_ data: Data?, forKey key: String) async throws(SecureStoreError) {
         let digest = try Self.digest(key)
         guard let data else {
-            try run("removing a journal entry") { connection in
-                _ = try execute(
+            try await call("removing a journal entry") { [self] connection in
+                _ = try await execute(
                     connection, "DELETE FROM sessionkit_journal WHERE service = \(service) AND key_digest = \(digest)")
             }
             return
         }
         let sealed = try sealer.seal(data, purpose: .journalValue, keyDigest: Data(digest.readableBytesView))
         let keyID = sealer.keys.current.id
-        try run("writing a journal entry") { connection in
-            _ = try execute(
+        try await call("writing a journal entry") { [self] connection in
+            _ = try await execute(
                 connection,
                 """
                 INSERT INTO sessionkit_journal (service, key_digest, sealed, key_id)

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 public import SecureStore
 
 extension PostgresSessionStore {
@@ -20,11 +21,14 @@ extension PostgresSessionStore {
         public var password: String?
         /// The database that holds the store's tables.
         public var database: String
-        /// How many connections one store keeps open at most. Calls beyond that wait for a free one.
+        /// How many connections one store keeps open at most. Calls beyond that wait for a free one, within
+        /// ``callTimeout``.
         public var maximumConnections: Int
         /// How long to wait for a connection to the server before the call fails as unavailable.
         public var connectTimeout: Duration
-        /// How long a call waits for a free connection of the pool before it fails as unavailable.
+        /// How long a call waits for a connection (a free one of the pool, or a new one) before it fails as
+        /// unavailable; never longer than ``callTimeout``. A server that is down or not answering is given up on
+        /// after this long (the pool keeps trying to connect in the background).
         public var acquireTimeout: Duration
         /// How long a statement may wait for a lock another writer holds (another instance renewing the same
         /// session) before the call fails as unavailable.
@@ -32,6 +36,12 @@ extension PostgresSessionStore {
         /// How long one statement may run on the server before it is cancelled and the call fails as
         /// unavailable.
         public var statementTimeout: Duration
+        /// How long one call of the store (all its statements, the wait for a connection included) may take
+        /// before it fails as unavailable, whatever the database does: a server that stops answering (frozen,
+        /// partitioned) is given up on at this deadline, and the connection closed.
+        public var callTimeout: Duration = .seconds(15)
+        /// How long a connection of the pool may stay idle before it is closed.
+        public var connectionIdleTimeout: Duration = .seconds(60)
         /// The `application_name` the store's connections show in `pg_stat_activity`.
         public var applicationName: String = "sessionkit"
         /// Whether and how connections use TLS; ``PostgresSessionStore/TLS/prefer`` unless the URL says.
@@ -46,7 +56,7 @@ extension PostgresSessionStore {
             database: String,
             maximumConnections: Int = 4,
             connectTimeout: Duration = .seconds(5),
-            acquireTimeout: Duration = .seconds(10),
+            acquireTimeout: Duration = .seconds(3),
             lockTimeout: Duration = .seconds(10),
             statementTimeout: Duration = .seconds(30)
         ) {
@@ -112,5 +122,45 @@ extension PostgresSessionStore {
             let secret = password == nil ? "" : ":<REDACTED>"
             return "postgres://\(username)\(secret)@\(host):\(port)/\(database)?sslmode=\(tls)"
         }
+
+        /// PostgresNIO's settings for one connection of the store: its TLS mode, the timeouts as startup
+        /// parameters.
+        func connectionConfiguration() throws(SecureStoreError) -> PostgresConnection.Configuration {
+            var options = PostgresConnection.Configuration.Options()
+            options.connectTimeout = .milliseconds(connectTimeout.milliseconds)
+            options.additionalStartupParameters = startupParameters
+            var postgres = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password, database: database,
+                tls: try tls.connectionTLS())
+            postgres.options = options
+            return postgres
+        }
+
+        /// PostgresNIO's settings for the store's pool.
+        func clientConfiguration() throws(SecureStoreError) -> PostgresClient.Configuration {
+            var client = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database,
+                tls: try tls.clientTLS())
+            client.options.connectTimeout = connectTimeout
+            client.options.maximumConnections = max(1, maximumConnections)
+            client.options.connectionIdleTimeout = connectionIdleTimeout
+            client.options.additionalStartupParameters = startupParameters
+            return client
+        }
+
+        private var startupParameters: [(String, String)] {
+            [
+                ("application_name", applicationName),
+                ("lock_timeout", String(lockTimeout.milliseconds)),
+                ("statement_timeout", String(statementTimeout.milliseconds)),
+            ]
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

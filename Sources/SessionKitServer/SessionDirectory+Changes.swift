@@ -1,27 +1,24 @@
-import SecureStore
+public import SecureStore
 import SessionKit
 import Synchronization
 
 extension SessionDirectory {
-    /// Makes cached sessions read the store again as soon as any instance changes them in `store` (renewal,
-    /// logout, sweep), until the calling task is cancelled: run it in a task of its own beside the server.
+    /// Makes cached sessions read the store again as soon as any instance changes them (renewal, logout,
+    /// sweep), as `feed` announces it, until the calling task is cancelled. Servers run it as a
+    /// ``ChangeFollower`` service.
     ///
-    /// PostgreSQL announces each committed change within milliseconds (`LISTEN`/`NOTIFY`), so a logout on one
-    /// instance ends the session on every other well within a second. When the announcements stop (the
-    /// connection was lost, PostgreSQL restarted), changes may have been missed: every cached session reads
-    /// the store again, and listening starts again after `retryDelay`.
-    ///
-    /// ```swift
-    /// let sessions = SessionDirectory(provider: provider, store: store)
-    /// let follower = Task { await sessions.follow(store) }
-    /// ```
-    public func follow(_ store: PostgresSessionStore, retryDelay: Duration = .seconds(1)) async {
+    /// A store such as PostgreSQL announces each committed change within milliseconds, so a logout on one
+    /// instance ends the session on every other well within a second. This directory's own writes are not read
+    /// again: the session that wrote holds what it wrote. When the announcements stop (the connection was
+    /// lost, the database restarted), changes may have been missed: every cached session reads the store
+    /// again, and listening starts again after `retryDelay`.
+    public func follow(_ feed: any SecureStoreChangeFeed, retryDelay: Duration = .seconds(1)) async {
         while !Task.isCancelled {
             do {
-                let changes = try await store.changes()
+                let changes = try await feed.changes()
                 // Changes made before listening began were not heard: every cached session reads the store again.
                 storeDidChange(digest: nil)
-                for try await change in changes {
+                for try await change in changes where !change.isOwnWrite {
                     storeDidChange(digest: change.keyDigest)
                 }
             } catch {

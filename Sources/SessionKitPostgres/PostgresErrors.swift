@@ -23,22 +23,12 @@ enum PostgresErrors {
         "40P01",  // deadlock_detected
     ]
 
-    /// Whether `error` leaves the connection it came from unusable, so the pool must not hand it out again.
-    /// Errors of the caller's own (a transform's, a corrupted row) and server errors that end only the
-    /// statement (a lock or statement timeout) leave it usable.
-    static func meansConnectionLost(_ error: any Error) -> Bool {
-        if error is SecureStoreError || error is TransformFailure { return false }
-        guard let error = error as? PSQLError else { return !(error is CancellationError) }
-        switch error.code {
-        case .server:
-            let state = error.serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || state.hasPrefix("57P")
-        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,
-            .messageDecodingFailure, .unexpectedBackendMessage:
-            return true
-        default:
-            return false
+    /// Whether `error` says the connection had been closed by this client: nothing was sent on it.
+    static func closedByThisClient(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            return transaction.beginError.map(closedByThisClient) ?? false
         }
+        return (error as? PSQLError)?.code == .clientClosedConnection
     }
 
     /// A TLS failure that trying again cannot fix: the server offers no TLS though it is required, or its
@@ -76,6 +66,16 @@ enum PostgresErrors {
 
     static func map(_ error: any Error, while action: String) -> SecureStoreError {
         if let error = error as? SecureStoreError { return error }
+        if let transaction = error as? PostgresTransactionError,
+            let cause = transaction.closureError ?? transaction.beginError ?? transaction.commitError
+        {
+            return map(cause, while: action)
+        }
+        if error is CancellationError {
+            return SecureStoreError(
+                code: .unavailable, message: "\(action) was cancelled; keep the session and try again",
+                underlyingError: error)
+        }
         if let refusal = tlsRefusal(error, while: action) { return refusal }
         guard let error = error as? PSQLError else {
             // NIO's own errors: connection refused, connect timeout, reset by peer, channel closed.

@@ -1,6 +1,7 @@
 import NIOCore
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
 extension PostgresSessionStore {
     /// One step of the schema, applied once, in order, and recorded in `sessionkit_schema_migrations`.
@@ -68,12 +69,13 @@ extension PostgresSessionStore {
     /// - Throws: ``SecureStoreError/Code/unavailable`` when the database cannot be reached;
     ///   ``SecureStoreError/Code/permissionDenied`` when the role may not create the tables.
     @discardableResult
-    public func migrate() throws(SecureStoreError) -> [Int] {
-        try run("migrating the schema") { connection in
-            _ = try execute(connection, "BEGIN")
-            do {
-                _ = try execute(connection, "SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
-                _ = try execute(
+    public func migrate() async throws(SecureStoreError) -> [Int] {
+        // A schema change may take longer than an ordinary call: four statement timeouts.
+        try await call("migrating the schema", within: configuration.statementTimeout * 4) { [self] connection in
+            statements.add(2, ordering: .relaxed)  // BEGIN and COMMIT
+            return try await connection.withTransaction(logger: logger) { connection in
+                _ = try await execute(connection, "SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                _ = try await execute(
                     connection,
                     """
                     CREATE TABLE IF NOT EXISTS sessionkit_schema_migrations (
@@ -83,15 +85,15 @@ extension PostgresSessionStore {
                     )
                     """)
                 var applied = Set<Int>()
-                for row in try execute(connection, "SELECT version FROM sessionkit_schema_migrations") {
+                for row in try await execute(connection, "SELECT version FROM sessionkit_schema_migrations") {
                     applied.insert(try row.decode(Int.self))
                 }
                 var done: [Int] = []
                 for migration in Self.migrations where !applied.contains(migration.version) {
                     for statement in migration.statements {
-                        _ = try execute(connection, statement)
+                        _ = try await execute(connection, statement)
                     }
-                    _ = try execute(
+                    _ = try await execute(
                         connection,
                         """
                         INSERT INTO sessionkit_schema_migrations (version, summary)
@@ -99,11 +101,7 @@ extension PostgresSessionStore {
                         """)
                     done.append(migration.version)
                 }
-                _ = try execute(connection, "COMMIT")
                 return done
-            } catch {
-                rollBack(connection)
-                throw error
             }
         }
     }

@@ -4,10 +4,13 @@ public import Logging
 import NIOCore
 import PostgresNIO
 public import SecureStore
+public import ServiceLifecycle
 import Synchronization
 
-/// A ``SecureStore`` on PostgreSQL, shared by every instance of a server: what `SessionManager` uses exactly
-/// as it uses the file store, with renewal single-flight across instances.
+/// An ``SecureStore/AsyncSecureStore`` on PostgreSQL, shared by every instance of a server, with renewal
+/// single-flight across instances. Built on PostgresNIO's `PostgresClient` (its pool, its transactions), and
+/// a swift-service-lifecycle `Service`: run it in the application's service group, or call ``run()`` in a
+/// task of its own, before the first call.
 ///
 /// Each item is one row of `sessionkit_items`, keyed by the service and the SHA-256 of the item's key. The
 /// value and the key itself are sealed with AES-GCM under the application's ``Keys``; the associated data
@@ -21,13 +24,14 @@ import Synchronization
 /// `update`, so two instances never renew the same refresh token at once.
 ///
 /// Every write and delete sends `NOTIFY sessionkit_items` with the payload `<service>:<hex SHA-256 of the
-/// key>` (`<service>:*` for ``deleteAll()``), never the key itself, so other instances can drop cached copies.
+/// key>:<writer>` (`<service>:*` for ``deleteAll()``), never the key itself, so other instances can drop cached
+/// copies (``changes()``); the writer part lets a store tell its own writes from others'.
 ///
-/// ## Blocking
-/// ``SecureStore`` is synchronous, so every call blocks its thread until PostgreSQL answers, as the file
-/// store blocks on its lock. The I/O runs on NIO's event-loop threads, so blocking a Swift-concurrency
-/// thread cannot deadlock; do not call the store from a NIO event loop. Calls are bounded by the
-/// configuration's timeouts.
+/// ## Never blocking
+/// Every call suspends, never blocks a thread, and is answered within ``Configuration/callTimeout``: a
+/// database that stops answering (frozen, partitioned) fails the call as
+/// ``SecureStore/SecureStoreError/Code/unavailable`` at that deadline, and its connection is closed. Sessions
+/// whose tokens are valid in memory are served meanwhile, since they need no call.
 ///
 /// ## Schema
 /// Call ``migrate()`` once at start-up (or from a deployment command) before using the store; it is safe to
@@ -39,25 +43,30 @@ import Synchronization
 /// - A row that fails authentication or names an unknown key id: ``SecureStoreError/Code/corrupted``, with
 ///   the key id and what to do; nothing else is touched.
 /// - Messages never contain a stored value, an item's key, key material or the database password.
-public final class PostgresSessionStore: SecureStore, SecureStoreJournal, CustomStringConvertible {
+public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed, Service, CustomStringConvertible {
     /// The service whose items this store holds.
     public let service: String
     /// Where the database is. Its description has no password.
     public let configuration: Configuration
 
     let sealer: RowSealer
-    let pool: ConnectionPool
+    let client: PostgresClient
+    /// PostgresNIO's settings for a single connection, for the change listener (outside the pool).
+    let connectionConfiguration: PostgresConnection.Configuration
     let logger: Logger
-    private let statements = Atomic<Int>(0)
+    /// Names this store object in its NOTIFY payloads, so that ``changes()`` can mark its own writes.
+    let writerID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    let statements = Atomic<Int>(0)
 
-    /// How many SQL statements this store has sent, each one round trip: for monitoring, and for tests that
-    /// check a path makes no round trip.
+    /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
+    /// monitoring, and for tests that check a path makes no round trip.
     public var statementCount: Int { statements.load(ordering: .relaxed) }
 
     /// The NOTIFY channel every write and delete is announced on.
     public static let notificationChannel = "sessionkit_items"
 
-    /// Creates a store for `service`. Opens no connection until the first call.
+    /// Creates a store for `service`. Opens no connection until the first call; ``run()`` must be running by
+    /// then.
     ///
     /// - Parameters:
     ///   - service: The service whose items this store holds, for example `"com.example.web"`.
@@ -65,7 +74,8 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     ///   - keys: The application's keys that seal the rows.
     ///   - logger: Where PostgresNIO logs its connections' events; nothing is logged by default. The store
     ///     itself logs no value, key or password.
-    /// - Throws: ``SecureStoreError/Code/invalidArgument`` for an empty service.
+    /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for an empty service, or TLS settings
+    ///   that cannot be used (an unreadable root certificate file).
     public init(
         service: String,
         configuration: Configuration,
@@ -79,7 +89,15 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
         self.configuration = configuration
         self.sealer = RowSealer(keys: keys, service: service)
         self.logger = logger
-        self.pool = ConnectionPool(configuration: configuration, logger: logger)
+        self.connectionConfiguration = try configuration.connectionConfiguration()
+        self.client = PostgresClient(
+            configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool until the task is cancelled or the service group shuts down. Calls made
+    /// without it wait for it until their deadline.
+    public func run() async throws {
+        await client.run()
     }
 
     /// The service and the database, without the password.
@@ -87,13 +105,13 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
         "PostgresSessionStore(service: \(service), database: \(configuration))"
     }
 
-    // MARK: SecureStore
+    // MARK: AsyncSecureStore
 
     /// Returns the data stored under `key`, or `nil` when there is none.
-    public func data(forKey key: String) throws(SecureStoreError) -> Data? {
+    public func data(forKey key: String) async throws(SecureStoreError) -> Data? {
         let digest = try Self.digest(key)
-        let rows = try run("reading an item") { connection in
-            try execute(
+        let rows = try await call("reading an item") { [self] connection in
+            try await execute(
                 connection,
                 "SELECT sealed, key_id FROM sessionkit_items WHERE service = \(service) AND key_digest = \(digest)")
         }
@@ -102,18 +120,18 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     }
 
     /// Stores `data` under `key`, replacing any earlier value, and announces the change.
-    public func setData(_ data: Data, forKey key: String) throws(SecureStoreError) {
+    public func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
         let digest = try Self.digest(key)
         let digestData = Data(digest.readableBytesView)
         let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
         let sealed = try sealer.seal(data, purpose: .itemValue, keyDigest: digestData)
         let keyID = sealer.keys.current.id
         let lock = lockKey(digest)
-        let payload = notification(digest)
+        let payload = notification(digest, own: true)
         // One statement, so one implicit transaction: the advisory lock makes it wait for an `update` of the
         // same key in progress (which may be about to insert the row) instead of being overwritten by it.
-        try run("writing an item") { connection in
-            _ = try execute(
+        try await call("writing an item") { [self] connection in
+            _ = try await execute(
                 connection,
                 """
                 WITH lock AS (SELECT pg_advisory_xact_lock(\(lock))),
@@ -130,11 +148,11 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     }
 
     /// Removes the item under `key` and announces it. Removing a missing item is not an error.
-    public func deleteItem(forKey key: String) throws(SecureStoreError) {
+    public func deleteItem(forKey key: String) async throws(SecureStoreError) {
         let digest = try Self.digest(key)
-        let payload = notification(digest)
-        try run("deleting an item") { connection in
-            _ = try execute(
+        let payload = notification(digest, own: true)
+        try await call("deleting an item") { [self] connection in
+            _ = try await execute(
                 connection,
                 """
                 WITH deleted AS (
@@ -146,10 +164,10 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
 
     /// Removes every item and journal entry of this service, and only this service's, and announces it with
     /// the payload `<service>:*`.
-    public func deleteAll() throws(SecureStoreError) {
+    public func deleteAll() async throws(SecureStoreError) {
         let payload = service + ":*"
-        try run("deleting the service's items") { connection in
-            _ = try execute(
+        try await call("deleting the service's items") { [self] connection in
+            _ = try await execute(
                 connection,
                 """
                 WITH items AS (DELETE FROM sessionkit_items WHERE service = \(service) RETURNING 1),
@@ -161,9 +179,9 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
 
     /// The keys of this service's items, sorted. Opens every row's sealed key, so a row that fails
     /// authentication makes the call fail with ``SecureStoreError/Code/corrupted``.
-    public func keys() throws(SecureStoreError) -> [String] {
-        let rows = try run("listing the service's keys") { connection in
-            try execute(
+    public func keys() async throws(SecureStoreError) -> [String] {
+        let rows = try await call("listing the service's keys") { [self] connection in
+            try await execute(
                 connection, "SELECT key_sealed, key_id, key_digest FROM sessionkit_items WHERE service = \(service)")
         }
         var keys: [String] = []
@@ -199,107 +217,12 @@ public final class PostgresSessionStore: SecureStore, SecureStoreJournal, Custom
     ///
     /// - Returns: The value that `transform` returned, as now stored.
     @discardableResult
-    public func update(forKey key: String, _ transform: (Data?) throws -> Data?) throws -> Data? {
-        try updateItem(forKey: key, transform)
-    }
-
-    // MARK: Helpers
-
-    /// Runs `body` with a pooled connection, mapping database errors to ``SecureStoreError``.
-    func run<T>(_ action: String, _ body: (PostgresConnection) throws -> T) throws(SecureStoreError) -> T {
-        do {
-            return try pool.withConnection(body)
-        } catch {
-            throw PostgresErrors.map(error, while: action + " of service '\(service)'")
-        }
-    }
-
-    /// Runs one statement and returns its rows, waiting at most the statement timeout and five seconds more
-    /// (the server cancels it at the statement timeout; the margin covers a server that stopped answering).
-    /// A connection that timed out is closed, so the pool replaces it.
-    func execute(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> [PostgresRow] {
-        try send(connection) { connection.query(query, logger: logger).map(\.rows) }
-    }
-
-    private func send(_ connection: PostgresConnection, _ query: () -> EventLoopFuture<[PostgresRow]>) throws
-        -> [PostgresRow]
+    nonisolated(nonsending) public func update(forKey key: String, _ transform: (Data?) throws -> Data?)
+        async throws -> Data?
     {
-        // PostgresNIO 1.33's future API never completes a query sent on a closed connection: check first.
-        guard !connection.isClosed else {
-            throw SecureStoreError(
-                code: .unavailable,
-                message: "the connection to \(configuration) was closed by the server or the network; keep the "
-                    + "session and try again"
-            )
-        }
-        statements.add(1, ordering: .relaxed)
-        let limit = configuration.statementTimeout + .seconds(5)
-        guard let rows = try query().wait(atMost: limit) else {
-            ConnectionPool.close(connection)
-            throw SecureStoreError(
-                code: .unavailable,
-                message: "PostgreSQL did not answer within \(limit); the connection was closed; keep the session "
-                    + "and try again"
-            )
-        }
-        return rows
+        try await updateItem(forKey: key, transform)
     }
 
-    func openValue(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> Data {
-        let (sealed, keyID) = try decodeRow(row, as: (ByteBuffer, String).self)
-        let digestData = Data(digest.readableBytesView)
-        return try sealer.open(
-            Data(sealed.readableBytesView),
-            keyID: keyID,
-            purpose: .itemValue,
-            keyDigest: digestData,
-            what: "the item in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
-        )
-    }
-
-    func decodeRow<each T: PostgresDecodable>(
-        _ row: PostgresRow,
-        as type: (repeat each T).Type
-    ) throws(SecureStoreError) -> (repeat each T) {
-        do {
-            return try row.decode(type)
-        } catch {
-            throw SecureStoreError(
-                code: .corrupted,
-                message: "a row of service '\(service)' has columns of unexpected types; run migrate() with this "
-                    + "version of SessionKit",
-                underlyingError: error
-            )
-        }
-    }
-
-    /// The NOTIFY payload for the item whose key has `digest`.
-    func notification(_ digest: ByteBuffer) -> String {
-        service + ":" + Self.hex(Data(digest.readableBytesView))
-    }
-
-    static func digest(_ key: String) throws(SecureStoreError) -> ByteBuffer {
-        guard !key.isEmpty else {
-            throw SecureStoreError(code: .invalidArgument, message: "the item key is empty; pass a non-empty key")
-        }
-        return ByteBuffer(bytes: digestData(key))
-    }
-
-    static func digestData(_ key: String) -> Data {
-        RowSealer.digest(ofKey: key)
-    }
-
-    /// The advisory lock for the key with `digest` in this service: the first eight bytes of the SHA-256 of
-    /// both, as a signed integer. Two keys that share a lock only wait for each other.
-    func lockKey(_ digest: ByteBuffer) -> Int64 {
-        var bytes = Data(service.utf8)
-        bytes.append(0)
-        bytes.append(contentsOf: digest.readableBytesView)
-        let hash = SHA256.hash(data: bytes)
-        return hash.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-    }
-
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
-    }
+    /// The store keeps a journal, in `sessionkit_journal`.
+    public var keepsJournal: Bool { true }
 }

@@ -1,6 +1,7 @@
 import NIOSSL
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
 extension PostgresSessionStore {
     /// Whether and how the store's connections use TLS, as libpq's `sslmode`.
@@ -65,14 +66,14 @@ extension PostgresSessionStore {
             }
         }
 
-        /// PostgresNIO's setting, with the TLS context it needs.
+        /// The TLS settings for PostgresNIO, checked by making a context from them once; `nil` for `disable`.
         ///
         /// - Throws: ``SecureStoreError/Code/invalidArgument`` when the root certificate file cannot be read.
-        func postgres() throws(SecureStoreError) -> PostgresConnection.Configuration.TLS {
+        func tlsConfiguration() throws(SecureStoreError) -> TLSConfiguration? {
             var tls = TLSConfiguration.makeClientConfiguration()
             let roots: String?
             switch self {
-            case .disable: return .disable
+            case .disable: return nil
             case .prefer, .require:
                 tls.certificateVerification = .none
                 roots = nil
@@ -84,9 +85,8 @@ extension PostgresSessionStore {
                 roots = file
             }
             if let roots { tls.trustRoots = .file(roots) }
-            let context: NIOSSLContext
             do {
-                context = try NIOSSLContext(configuration: tls)
+                _ = try NIOSSLContext(configuration: tls)
             } catch {
                 throw SecureStoreError(
                     code: .invalidArgument,
@@ -94,7 +94,27 @@ extension PostgresSessionStore {
                         + "sslrootcert names a readable PEM file of certificates",
                     underlyingError: error)
             }
+            return tls
+        }
+
+        /// PostgresNIO's setting for one connection.
+        func connectionTLS() throws(SecureStoreError) -> PostgresConnection.Configuration.TLS {
+            guard let tls = try tlsConfiguration() else { return .disable }
+            let context: NIOSSLContext
+            do {
+                context = try NIOSSLContext(configuration: tls)
+            } catch {
+                throw SecureStoreError(
+                    code: .invalidArgument, message: "the TLS settings for the database cannot be used",
+                    underlyingError: error)
+            }
             return self == .prefer ? .prefer(context) : .require(context)
+        }
+
+        /// PostgresNIO's setting for the client's pool.
+        func clientTLS() throws(SecureStoreError) -> PostgresClient.Configuration.TLS {
+            guard let tls = try tlsConfiguration() else { return .disable }
+            return self == .prefer ? .prefer(tls) : .require(tls)
         }
     }
 }
@@ -106,10 +126,10 @@ extension PostgresSessionStore {
     /// once at start-up (one statement); the warning is also logged at `warning` level.
     ///
     /// - Throws: ``SecureStore/SecureStoreError/Code/unavailable`` when the database cannot be reached.
-    public func encryptionWarning() throws(SecureStoreError) -> String? {
+    public func encryptionWarning() async throws(SecureStoreError) -> String? {
         guard configuration.tls == .prefer else { return nil }
-        let rows = try run("checking the connection's encryption") { connection in
-            try execute(connection, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        let rows = try await call("checking the connection's encryption") { [self] connection in
+            try await execute(connection, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         }
         let encrypted = (try? rows.first?.decode(Bool.self)) ?? false
         guard !encrypted else { return nil }

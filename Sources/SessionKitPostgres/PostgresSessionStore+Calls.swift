@@ -1,0 +1,181 @@
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import SecureStore
+import Synchronization
+
+extension PostgresSessionStore {
+    /// Runs `body` with a connection of the pool, within ``Configuration/callTimeout``, mapping database
+    /// errors to ``SecureStore/SecureStoreError``. At the deadline the caller gets
+    /// ``SecureStore/SecureStoreError/Code/unavailable`` and the connection in use is closed, which ends
+    /// whatever it was waiting for (an uncommitted transaction is rolled back by the server).
+    func call<T: Sendable>(
+        _ action: String, within limit: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(SecureStoreError) -> T {
+        let inUse = Mutex<PostgresConnection?>(nil)
+        let gaveUp = Atomic<Bool>(false)
+        let work = Task { [client] in
+            // A connection this store closed (at a deadline that gave up on it) may still be handed out while it
+            // closes; a call that meets one fails before the server sees anything, so it takes another.
+            for attempt in 0..<5 {
+                // The pool drops a closed connection once it hears of the close: give it a moment.
+                if attempt > 0 { try await Task.sleep(for: .milliseconds(20 << attempt)) }
+                do {
+                    let result = try await client.withConnection { connection -> T? in
+                        guard !connection.isClosed else { return nil }
+                        inUse.withLock { $0 = connection }
+                        defer { inUse.withLock { $0 = nil } }
+                        return try await body(connection)
+                    }
+                    if let result { return result }
+                } catch  where PostgresErrors.closedByThisClient(error) && !gaveUp.load(ordering: .relaxed) {
+                    continue
+                }
+            }
+            throw SecureStoreError(
+                code: .unavailable,
+                message: "PostgreSQL's connections kept closing while \(action); keep the session and try again")
+        }
+        let limit = limit ?? configuration.callTimeout
+        let start = ContinuousClock.now
+        // First the wait for a connection, bounded by the acquire timeout. A call still without one then finds
+        // out why: a server that refuses or does not answer fails it at once; a pool that is only busy (the
+        // server answers a connection of its own) lets it wait on, to the call's deadline.
+        let acquireLimit = min(configuration.acquireTimeout, limit)
+        var outcome = await CallDeadline.result(of: work, within: acquireLimit)
+        if outcome == nil, inUse.withLock({ $0 == nil }) {
+            if let failure = await connectionFailure(while: action) {
+                gaveUp.store(true, ordering: .relaxed)
+                work.cancel()
+                throw failure
+            }
+            outcome = await CallDeadline.result(of: work, within: limit - (ContinuousClock.now - start))
+            if outcome == nil, inUse.withLock({ $0 == nil }) {
+                gaveUp.store(true, ordering: .relaxed)
+                work.cancel()
+                throw SecureStoreError(
+                    code: .unavailable,
+                    message: "all \(configuration.maximumConnections) connections to \(configuration) stayed busy for "
+                        + "\(limit) while \(action) of service '\(service)'; keep the session and try again, or "
+                        + "raise maximumConnections"
+                )
+            }
+        }
+        if outcome == nil {
+            outcome = await CallDeadline.result(of: work, within: limit - (ContinuousClock.now - start))
+        }
+        guard let result = outcome else {
+            gaveUp.store(true, ordering: .relaxed)
+            work.cancel()
+            if let connection = inUse.withLock({ $0 }) {
+                Task { try? await connection.close() }
+            }
+            throw SecureStoreError(
+                code: .unavailable,
+                message: "PostgreSQL did not answer within \(limit) while \(action) of service '\(service)'; "
+                    + "keep the session and try again"
+            )
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw PostgresErrors.map(error, while: action + " of service '\(service)'")
+        }
+    }
+
+    /// Why no connection could be had, if the server is to blame: the pool keeps its connection errors to
+    /// itself, so one connection of the store's own, outside the pool, is tried. Its error is returned (a wrong
+    /// password, a refused certificate, a server that is down), or a timeout when the server does not answer;
+    /// `nil` when it connects, so the pool is only busy.
+    private func connectionFailure(while action: String) async -> SecureStoreError? {
+        let probe = Task { [connectionConfiguration, logger] in
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: connectionConfiguration, id: 0,
+                logger: logger)
+            try? await connection.close()
+        }
+        switch await CallDeadline.result(of: probe, within: configuration.connectTimeout) {
+        case .success: return nil
+        case .failure(let error):
+            return PostgresErrors.map(error, while: "connecting to \(configuration) while \(action)")
+        case nil:
+            probe.cancel()
+            return SecureStoreError(
+                code: .unavailable,
+                message: "PostgreSQL at \(configuration) did not answer a new connection within "
+                    + "\(configuration.connectTimeout) while \(action) of service '\(service)'; keep the session and "
+                    + "try again once it is up"
+            )
+        }
+    }
+
+    /// Runs one statement on `connection` and returns its rows.
+    func execute(_ connection: PostgresConnection, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        statements.add(1, ordering: .relaxed)
+        return try await connection.query(query, logger: logger).collect()
+    }
+
+    func openValue(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> Data {
+        let (sealed, keyID) = try decodeRow(row, as: (ByteBuffer, String).self)
+        let digestData = Data(digest.readableBytesView)
+        return try sealer.open(
+            Data(sealed.readableBytesView),
+            keyID: keyID,
+            purpose: .itemValue,
+            keyDigest: digestData,
+            what: "the item in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
+        )
+    }
+
+    func decodeRow<each T: PostgresDecodable>(
+        _ row: PostgresRow,
+        as type: (repeat each T).Type
+    ) throws(SecureStoreError) -> (repeat each T) {
+        do {
+            return try row.decode(type)
+        } catch {
+            throw SecureStoreError(
+                code: .corrupted,
+                message: "a row of service '\(service)' has columns of unexpected types; run migrate() with this "
+                    + "version of SessionKit",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// The NOTIFY payload for the item whose key has `digest`: `<service>:<digest>`, and `:<writer>` when
+    /// `own` (so that this store's ``changes()`` marks it as its own write).
+    func notification(_ digest: ByteBuffer, own: Bool) -> String {
+        let base = service + ":" + Self.hex(Data(digest.readableBytesView))
+        return own ? base + ":" + writerID : base
+    }
+
+    static func digest(_ key: String) throws(SecureStoreError) -> ByteBuffer {
+        guard !key.isEmpty else {
+            throw SecureStoreError(code: .invalidArgument, message: "the item key is empty; pass a non-empty key")
+        }
+        return ByteBuffer(bytes: digestData(key))
+    }
+
+    static func digestData(_ key: String) -> Data {
+        RowSealer.digest(ofKey: key)
+    }
+
+    /// The advisory lock for the key with `digest` in this service: the first eight bytes of the SHA-256 of
+    /// both, as a signed integer. Two keys that share a lock only wait for each other.
+    func lockKey(_ digest: ByteBuffer) -> Int64 {
+        var bytes = Data(service.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: digest.readableBytesView)
+        let hash = SHA256.hash(data: bytes)
+        return hash.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
+    }
+
+    static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+}

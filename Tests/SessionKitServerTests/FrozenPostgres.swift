@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The test cluster of scripts/postgres-start.sh frozen and thawed: every one of its processes stopped with
+/// SIGSTOP, as in a network partition or a failover that leaves connections open and unanswered (not refused),
+/// and resumed with SIGCONT.
+struct FrozenPostgres {
+    let pids: [pid_t]
+
+    /// Stops the postmaster and its children.
+    static func freeze() throws -> FrozenPostgres {
+        let directory = try TestPostgres.restartCommand().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".postgres/dir")
+        let cluster = try String(contentsOf: directory, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pidFile = try String(contentsOfFile: cluster + "/data/postmaster.pid", encoding: .utf8)
+        guard let first = pidFile.split(separator: "\n").first, let postmaster = pid_t(first) else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        let pids = [postmaster] + children(of: postmaster)
+        for pid in pids { kill(pid, SIGSTOP) }
+        return FrozenPostgres(pids: pids)
+    }
+
+    /// Resumes every process that ``freeze()`` stopped.
+    func thaw() {
+        for pid in pids { kill(pid, SIGCONT) }
+    }
+
+    /// The processes whose parent is `parent`, from /proc.
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") }),
+                pid_t(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent
+            else { return nil }
+            return pid
+        }
+    }
+}
