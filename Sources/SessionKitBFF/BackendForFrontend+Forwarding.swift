@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import SessionKit
 import SessionKitServer
+import Tracing
 
 extension BackendForFrontend {
     /// `<prefix>/api/...`: forwards the request to the upstream with the user's fresh access token, streaming the
@@ -18,6 +19,20 @@ extension BackendForFrontend {
     /// upstream cannot be reached, answers too much or too slowly. The upstream's own answers pass through with
     /// the headers hardened (``HopByHopHeaders/downstream(_:)``).
     func forward(_ request: Request) async -> Response {
+        let start = ContinuousClock.now
+        let span = startSpan("sessionkit.bff.forward", ofKind: .server)
+        span.attributes["http.request.method"] = request.method.rawValue
+        let response = await relay(request)
+        let status = response.status.code
+        span.attributes["http.response.status_code"] = status
+        if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+        span.end()
+        metrics.forwarded(status: status, after: ContinuousClock.now - start)
+        return response
+    }
+
+    /// What ``forward(_:)`` answers, before it is counted.
+    private func relay(_ request: Request) async -> Response {
         guard let upstreamBase else {
             return Answers.error(.notFound, "not_found", "No upstream is configured for /api.")
         }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+public import CoreMetrics
 public import Crypto
 import Foundation
 public import HummingbirdCore
@@ -45,6 +46,7 @@ public final class BackendForFrontend: Sendable {
     let index: SessionIndex
     let httpClient: HTTPClient
     let logger: Logger?
+    let metrics: ForwardingMetrics
     /// The upstream URL without trailing slashes, which forwarded paths are appended to; `nil` without one.
     let upstreamBase: String?
     /// The request headers never forwarded: hop-by-hop, withheld, and the anti-forgery header.
@@ -59,10 +61,13 @@ public final class BackendForFrontend: Sendable {
     ///   - cookieSecret: At least 256 random bits that seal the cookies; every instance of the app needs the same
     ///     one, and changing it signs everyone out. Keep it as secret as the client secret.
     ///   - logger: Where to log; nothing is logged without one, and never a token, code or cookie.
+    ///   - metrics: Where the forwarding counters go (requests by status, time to the upstream's answer);
+    ///     swift-metrics' bootstrapped factory by default.
     /// - Throws: ``BackendForFrontendError/Code/invalidConfiguration`` when the upstream is not an absolute
     ///   `http(s)` URL, or the anti-forgery header is not a valid field name.
     public init(
-        configuration: Configuration, sessions: SessionDirectory, cookieSecret: SymmetricKey, logger: Logger? = nil
+        configuration: Configuration, sessions: SessionDirectory, cookieSecret: SymmetricKey, logger: Logger? = nil,
+        metrics: (any MetricsFactory)? = nil
     ) throws(BackendForFrontendError) {
         guard cookieSecret.bitCount >= 256 else {
             throw BackendForFrontendError(
@@ -91,6 +96,7 @@ public final class BackendForFrontend: Sendable {
         self.forgeryCheck = forgeryCheck
         self.index = SessionIndex(store: sessions.store)
         self.logger = logger
+        self.metrics = ForwardingMetrics(factory: metrics ?? MetricsSystem.factory)
         var base = configuration.upstream?.absoluteString
         while base?.hasSuffix("/") == true { base?.removeLast() }
         self.upstreamBase = base

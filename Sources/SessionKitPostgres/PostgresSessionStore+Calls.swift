@@ -6,6 +6,7 @@ import NIOPosix
 import PostgresNIO
 import SecureStore
 import Synchronization
+import Tracing
 
 extension PostgresSessionStore {
     /// Runs `body` with a connection of the pool, within ``Configuration/callTimeout``, mapping database
@@ -14,6 +15,30 @@ extension PostgresSessionStore {
     /// whatever it was waiting for (an uncommitted transaction is rolled back by the server).
     func call<T: Sendable>(
         _ action: String, within limit: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(SecureStoreError) -> T {
+        let operation = StoreMetrics.operation(action)
+        let span = startSpan("sessionkit.store", ofKind: .client)
+        span.attributes["db.system.name"] = "postgresql"
+        span.attributes["db.operation.name"] = operation
+        defer { span.end() }
+        let start = ContinuousClock.now
+        do throws(SecureStoreError) {
+            let result = try await deadlined(action, within: limit, body)
+            metrics.succeeded(operation, after: ContinuousClock.now - start)
+            return result
+        } catch {
+            metrics.failed(operation, error, after: ContinuousClock.now - start)
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            span.attributes["sessionkit.error.code"] = "\(error.code)"
+            throw error
+        }
+    }
+
+    /// ``call(_:within:_:)`` without the counting.
+    private func deadlined<T: Sendable>(
+        _ action: String, within limit: Duration?,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(SecureStoreError) -> T {
         let inUse = Mutex<PostgresConnection?>(nil)
@@ -119,15 +144,19 @@ extension PostgresSessionStore {
         return try await connection.query(query, logger: logger).collect()
     }
 
-    func openValue(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> Data {
+    /// Opens the `sealed, key_id` of a row of items (or, for `.journalValue`, of journal entries).
+    func openValue(_ row: PostgresRow, digest: ByteBuffer, purpose: RowSealer.Purpose = .itemValue)
+        throws(SecureStoreError) -> Data
+    {
         let (sealed, keyID) = try decodeRow(row, as: (ByteBuffer, String).self)
         let digestData = Data(digest.readableBytesView)
+        let what = purpose == .journalValue ? "the journal entry" : "the item"
         return try sealer.open(
             Data(sealed.readableBytesView),
             keyID: keyID,
-            purpose: .itemValue,
+            purpose: purpose,
             keyDigest: digestData,
-            what: "the item in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
+            what: "\(what) in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
         )
     }
 

@@ -15,15 +15,7 @@ extension PostgresSessionStore {
                 "SELECT sealed, key_id FROM sessionkit_journal WHERE service = \(service) AND key_digest = \(digest)")
         }
         guard let row = rows.first else { return nil }
-        let (sealed, keyID) = try decodeRow(row, as: (ByteBuffer, String).self)
-        let digestData = Data(digest.readableBytesView)
-        return try sealer.open(
-            Data(sealed.readableBytesView),
-            keyID: keyID,
-            purpose: .journalValue,
-            keyDigest: digestData,
-            what: "the journal entry in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
-        )
+        return try openValue(row, digest: digest, purpose: .journalValue)
     }
 
     /// Sets `data` aside for `key`, replacing any earlier entry; `nil` removes the entry. One statement,

@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Crypto
 public import Foundation
 public import Logging
@@ -57,6 +58,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// Names this store object in its NOTIFY payloads, so that ``changes()`` can mark its own writes.
     let writerID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     let statements = Atomic<Int>(0)
+    let metrics: StoreMetrics
 
     /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
     /// monitoring, and for tests that check a path makes no round trip.
@@ -74,13 +76,16 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     ///   - keys: The application's keys that seal the rows.
     ///   - logger: Where PostgresNIO logs its connections' events; nothing is logged by default. The store
     ///     itself logs no value, key or password.
+    ///   - metrics: Where each call's duration and failures are counted; swift-metrics' bootstrapped factory by
+    ///     default.
     /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for an empty service, or TLS settings
     ///   that cannot be used (an unreadable root certificate file).
     public init(
         service: String,
         configuration: Configuration,
         keys: Keys,
-        logger: Logger = Logger(label: "sessionkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "sessionkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: (any MetricsFactory)? = nil
     ) throws(SecureStoreError) {
         guard !service.isEmpty else {
             throw SecureStoreError(code: .invalidArgument, message: "the service name is empty; pass a non-empty one")
@@ -89,6 +94,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.configuration = configuration
         self.sealer = RowSealer(keys: keys, service: service)
         self.logger = logger
+        self.metrics = StoreMetrics(factory: metrics ?? MetricsSystem.factory)
         self.connectionConfiguration = try configuration.connectionConfiguration()
         self.client = PostgresClient(
             configuration: try configuration.clientConfiguration(), backgroundLogger: logger)

@@ -1,8 +1,10 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
 public import SecureStore
 public import SessionKit
 import Synchronization
+import Tracing
 
 /// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
 /// on first use and kept in a least-recently-used cache of bounded size.
@@ -30,25 +32,29 @@ public final class SessionDirectory: Sendable {
     private let clock: SessionClock
     private let logger: Logger?
     let cache: Mutex<LRU>
+    let metrics: DirectoryMetrics
 
     /// Creates a directory over a synchronous store (memory, an encrypted file): for tests and single-process
     /// servers. Nothing is read until a session is asked for.
     public convenience init(
         provider: ProviderClient, store: any SecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
-        clock: SessionClock = .system, logger: Logger? = nil
+        clock: SessionClock = .system, logger: Logger? = nil, metrics: (any MetricsFactory)? = nil
     ) {
         self.init(
             provider: provider, store: SynchronousStoreAdapter(store), capacity: capacity, policy: policy,
-            clock: clock, logger: logger)
+            clock: clock, logger: logger, metrics: metrics)
     }
 
     /// Creates a directory. Nothing is read until a session is asked for.
     ///
-    /// - Parameter capacity: The most sessions kept in memory (at least 1). A dropped session is read from
-    ///   the store again when it is next asked for.
+    /// - Parameters:
+    ///   - capacity: The most sessions kept in memory (at least 1). A dropped session is read from the store
+    ///     again when it is next asked for.
+    ///   - metrics: Where the directory's counters go (renewals, refresh failures, cache, sessions); swift-metrics'
+    ///     bootstrapped factory by default.
     public init(
         provider: ProviderClient, store: any AsyncSecureStore, capacity: Int = 10_000, policy: RenewalPolicy = .init(),
-        clock: SessionClock = .system, logger: Logger? = nil
+        clock: SessionClock = .system, logger: Logger? = nil, metrics: (any MetricsFactory)? = nil
     ) {
         self.provider = provider
         self.store = store
@@ -57,6 +63,7 @@ public final class SessionDirectory: Sendable {
         self.clock = clock
         self.logger = logger
         self.cache = Mutex(LRU())
+        self.metrics = DirectoryMetrics(factory: metrics ?? MetricsSystem.factory)
     }
 
     /// Stores newly signed-in credentials under a new random session id, and returns the id.
@@ -66,6 +73,7 @@ public final class SessionDirectory: Sendable {
     public func create(_ credentials: Credentials) async throws(SessionKitError) -> SessionID {
         let id = SessionID()
         try await manager(for: id).store(credentials)
+        metrics.created.increment()
         return id
     }
 
@@ -75,7 +83,18 @@ public final class SessionDirectory: Sendable {
     ///   ended; a retryable error, with the session kept, when the provider or the store failed for now.
     public func credentials(for id: SessionID, minTTL: TimeInterval = 0) async throws(SessionKitError) -> Credentials {
         try await withManager(for: id) { manager throws(SessionKitError) in
-            try await manager.credentials(minTTL: minTTL)
+            // From memory: no span, no store call. Otherwise a store read, a wait or a renewal, in a span.
+            if let valid = try manager.localCredentials(minTTL: minTTL) { return valid }
+            let span = startSpan("sessionkit.credentials.slow-path")
+            defer { span.end() }
+            do throws(SessionKitError) {
+                return try await manager.credentials(minTTL: minTTL)
+            } catch {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+                span.attributes["sessionkit.error.code"] = "\(error.code)"
+                throw error
+            }
         }
     }
 
@@ -110,7 +129,9 @@ public final class SessionDirectory: Sendable {
             cache.withLock { $0.manager(account: account) }
             ?? makeManager(account: account)
         defer { evict { $0 == manager.storeKey } }
-        return try await manager.logout(revoke: revoke)
+        let result = try await manager.logout(revoke: revoke)
+        if result.hadSession { metrics.ended.increment() }
+        return result
     }
 
     /// The session's states (signed in, renewing, signed out), starting with the current one.
@@ -134,6 +155,7 @@ public final class SessionDirectory: Sendable {
             if let manager = lru.use(id) { return manager }
             let manager = makeManager(account: id.account)
             lru.insert(manager, for: id, capacity: capacity)
+            metrics.cachedSessions.record(lru.count)
             return manager
         }
     }
@@ -144,7 +166,11 @@ public final class SessionDirectory: Sendable {
     func withManager<T>(
         for id: SessionID, _ body: (SessionManager) async throws(SessionKitError) -> T
     ) async throws(SessionKitError) -> T {
-        if let cached = cache.withLock({ $0.use(id) }) { return try await body(cached) }
+        if let cached = cache.withLock({ $0.use(id) }) {
+            metrics.cacheHits.increment()
+            return try await body(cached)
+        }
+        metrics.cacheMisses.increment()
         let manager = makeManager(account: id.account)
         do {
             let result = try await body(manager)
@@ -162,10 +188,13 @@ public final class SessionDirectory: Sendable {
         cache.withLock { lru in
             if let existing = lru.use(id), !manager.holdsUnsavedState || existing.holdsUnsavedState { return }
             lru.insert(manager, for: id, capacity: capacity)
+            metrics.cachedSessions.record(lru.count)
         }
     }
 
     private func makeManager(account: String) -> SessionManager {
-        SessionManager(provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger)
+        SessionManager(
+            provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger,
+            renewalObserver: { [metrics] in metrics.record($0) })
     }
 }

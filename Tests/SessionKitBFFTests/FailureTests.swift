@@ -66,14 +66,7 @@ struct FailureTests {
             let store = try await deployment.store()
             let ids = try await ExpiredSessions.create(1, emulator: emulator, store: store)
             // The same deployment, but this instance's database address answers nothing.
-            let port = try await LoopbackPort.unused()
-            var configuration = store.configuration
-            configuration.port = port
-            configuration.connectTimeout = .milliseconds(500)
-            let unreachable = BFFPostgres.running(
-                try PostgresSessionStore(
-                    service: deployment.service, configuration: configuration,
-                    keys: .init(current: (id: "bff", key: deployment.key))))
+            let unreachable = try await deployment.unreachableStore()
             let instance = try await InProcessInstance.start(emulator: emulator, store: unreachable)
             let browser = CookieBrowser()
             let page = try await browser.send(

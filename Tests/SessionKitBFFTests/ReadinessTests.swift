@@ -40,21 +40,14 @@ struct ReadinessTests {
     func databaseDown() async throws {
         try await LiveEmulator.with { emulator in
             let deployment = BFFPostgres.Deployment()
-            let port = try await LoopbackPort.unused()
-            var configuration = try await deployment.store().configuration
-            configuration.port = port
-            configuration.acquireTimeout = .milliseconds(500)
-            configuration.connectTimeout = .milliseconds(500)
-            let unreachable = BFFPostgres.running(
-                try PostgresSessionStore(
-                    service: deployment.service, configuration: configuration,
-                    keys: .init(current: (id: "bff", key: deployment.key))))
+            let unreachable = try await deployment.unreachableStore()
+            let port = unreachable.configuration.port
             let instance = try await InProcessInstance.start(emulator: emulator, store: unreachable)
             let readiness = await instance.bff.readiness()
             #expect(!readiness.isReady)
             #expect(!readiness.database.ok && readiness.provider.ok)
             #expect(readiness.database.error?.contains("127.0.0.1:\(port)") == true, "\(String(describing: readiness))")
-            #expect(readiness.database.error?.contains(configuration.password ?? "no password") == false)
+            #expect(readiness.database.error?.contains(unreachable.configuration.password ?? "no password") == false)
             await instance.stop()
         }
     }

@@ -22,8 +22,28 @@ struct FrozenPostgres {
             throw CocoaError(.fileReadCorruptFile)
         }
         let pids = [postmaster] + children(of: postmaster)
-        for pid in pids { kill(pid, SIGSTOP) }
-        return FrozenPostgres(pids: pids)
+        let frozen = FrozenPostgres(pids: pids)
+        for pid in pids where kill(pid, SIGSTOP) != 0 {
+            frozen.thaw()
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+        }
+        // Stopping is asynchronous: wait until the kernel shows every process stopped ('T'), or the test would
+        // measure a database that still answers.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !pids.allSatisfy(isStopped), ContinuousClock.now < deadline { usleep(1000) }
+        guard pids.allSatisfy(isStopped) else {
+            frozen.thaw()
+            throw POSIXError(.ESRCH)
+        }
+        return frozen
+    }
+
+    /// Whether `/proc/PID/stat` shows the process stopped.
+    private static func isStopped(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
     }
 
     /// Resumes every process that ``freeze()`` stopped.

@@ -95,7 +95,14 @@ extension SessionManager {
             case .takeLease(let current, let generation):
                 switch try await acquireLease(expecting: generation) {
                 case .acquired(let leased):
-                    return try await renew(current, scope: scope, leasedGeneration: leased)
+                    do {
+                        let renewed = try await renew(current, scope: scope, leasedGeneration: leased)
+                        renewalObserver?(.renewed)
+                        return renewed
+                    } catch {
+                        renewalObserver?(.failed(error))
+                        throw error
+                    }
                 case .refused(let stored):
                     decisions.leaseRefused(stored: stored)
                 }

@@ -47,6 +47,8 @@ public actor SessionManager {
     let pending = Mutex<PendingRenewal?>(nil)
     /// Wakes calls waiting for another instance's renewal when the store announces a change.
     let changes = ChangeSignal()
+    /// Told how each renewal ended (a server's metrics), if anyone asked.
+    let renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store` (an app's or a
     /// command-line tool's store: Keychain, keyring, encrypted file, memory).
@@ -63,7 +65,7 @@ public actor SessionManager {
     ) {
         self.init(
             provider: provider, asyncStore: SynchronousStoreAdapter(store), synchronousStore: store, account: account,
-            clock: clock, policy: policy, logger: logger)
+            clock: clock, policy: policy, logger: logger, renewalObserver: nil)
     }
 
     /// Creates a manager for `account`'s session with `provider`, stored in an asynchronous store (a
@@ -78,7 +80,18 @@ public actor SessionManager {
     ) {
         self.init(
             provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
-            policy: policy, logger: logger)
+            policy: policy, logger: logger, renewalObserver: nil)
+    }
+
+    /// A manager over an asynchronous store whose renewals are reported to `renewalObserver` (a server's
+    /// metrics).
+    package init(
+        provider: ProviderClient, store: any AsyncSecureStore, account: String, clock: SessionClock,
+        policy: RenewalPolicy, logger: Logger?, renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
+    ) {
+        self.init(
+            provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
+            policy: policy, logger: logger, renewalObserver: renewalObserver)
     }
 
     private init(
@@ -88,9 +101,11 @@ public actor SessionManager {
         account: String,
         clock: SessionClock,
         policy: RenewalPolicy,
-        logger: Logger?
+        logger: Logger?,
+        renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
     ) {
         self.provider = provider
+        self.renewalObserver = renewalObserver
         self.store = asyncStore
         self.synchronousStore = synchronousStore
         self.account = account

@@ -30,6 +30,19 @@ enum BFFPostgres {
             try await store.migrate()
             return store
         }
+
+        /// A store of this deployment whose database address answers nothing (a closed loopback port), running,
+        /// with short connection timeouts.
+        func unreachableStore() async throws -> PostgresSessionStore {
+            guard let url = BFFPostgres.url else { throw Missing() }
+            var configuration = try PostgresSessionStore.Configuration(url: url)
+            configuration.port = try await LoopbackPort.unused()
+            configuration.connectTimeout = .milliseconds(500)
+            configuration.acquireTimeout = .milliseconds(500)
+            return BFFPostgres.running(
+                try PostgresSessionStore(
+                    service: service, configuration: configuration, keys: .init(current: (id: "bff", key: key))))
+        }
     }
 
     /// `store`, its connection pool running for the rest of the test process.

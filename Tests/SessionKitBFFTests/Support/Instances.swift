@@ -1,4 +1,5 @@
 import AuthEmulator
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
@@ -38,6 +39,7 @@ final class InProcessInstance: BFFInstance {
         emulator: AuthEmulator, store: any AsyncSecureStore, publicURL: URL? = nil, upstream: URL? = nil,
         clientID: String = AuthEmulator.Client.confidentialID,
         clientSecret: String = AuthEmulator.Client.confidentialSecret,
+        metrics: (any MetricsFactory)? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
         let port = try await LoopbackPort.unused()
@@ -49,7 +51,8 @@ final class InProcessInstance: BFFInstance {
             publicURL: publicURL ?? url, upstream: upstream ?? emulator.issuer)
         configure(&configuration)
         let bff = try BackendForFrontend(
-            configuration: configuration, sessions: sessions, cookieSecret: SealedCookies.inProcessSecret)
+            configuration: configuration, sessions: sessions, cookieSecret: SealedCookies.inProcessSecret,
+            metrics: metrics)
         let router = Router(context: BasicBFFRequestContext.self)
         router.add(middleware: bff.sessionMiddleware())
         bff.addRoutes(to: router)

@@ -1,0 +1,20 @@
+import CoreMetrics
+
+/// What the back end counts of the requests it forwards, through swift-metrics: each answer by status (its
+/// own refusals included) and the time to the answer's head. No path, cookie or token in any label.
+struct ForwardingMetrics: Sendable {
+    let factory: any MetricsFactory
+    let duration: Timer
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        duration = Timer(label: "sessionkit_bff_forward_duration", factory: factory)
+    }
+
+    func forwarded(status: Int, after elapsed: Duration) {
+        Counter(label: "sessionkit_bff_forwarded_total", dimensions: [("status", String(status))], factory: factory)
+            .increment()
+        duration.recordNanoseconds(
+            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,36 @@
+import CoreMetrics
+import Foundation
+import SecureStore
+
+/// What the PostgreSQL store counts, through swift-metrics: each call's duration by operation, and failed calls
+/// by error code. Operations are fixed names (`reading_an_item`, `updating_an_item`…); no key, value or service
+/// appears in a label.
+struct StoreMetrics: Sendable {
+    let factory: any MetricsFactory
+
+    func succeeded(_ operation: String, after elapsed: Duration) {
+        timer(operation).recordNanoseconds(Self.nanoseconds(elapsed))
+    }
+
+    func failed(_ operation: String, _ error: SecureStoreError, after elapsed: Duration) {
+        timer(operation).recordNanoseconds(Self.nanoseconds(elapsed))
+        Counter(
+            label: "sessionkit_store_errors_total", dimensions: [("operation", operation), ("code", "\(error.code)")],
+            factory: factory
+        ).increment()
+    }
+
+    private func timer(_ operation: String) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(
+            label: "sessionkit_store_call_duration", dimensions: [("operation", operation)], factory: factory)
+    }
+
+    /// A call's action as a metric's dimension: "reading an item" → "reading_an_item".
+    static func operation(_ action: String) -> String {
+        action.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "'", with: "")
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}
