@@ -68,12 +68,15 @@ extension PostgresSessionStore {
         let limit = limit ?? configuration.callTimeout
         let start = ContinuousClock.now
         // First the wait for a connection, bounded by the acquire timeout. A call still without one then finds
-        // out why: a server that refuses or does not answer fails it at once; a pool that is only busy (the
-        // server answers a connection of its own) lets it wait on, to the call's deadline.
+        // out why: a server that refuses, or refuses the role or the certificate, fails it at once; a pool that is
+        // only busy, or a server slow to accept, lets it wait on, to the call's deadline.
         let acquireLimit = min(configuration.acquireTimeout, limit)
         var outcome = await CallDeadline.result(of: work, within: acquireLimit)
         if outcome == nil, inUse.withLock({ $0 == nil }) {
-            if let failure = await connectionFailure(while: action) {
+            let remaining = limit - (ContinuousClock.now - start)
+            if let failure = await connectionFailure(
+                while: action, within: min(configuration.connectTimeout, remaining))
+            {
                 gaveUp.store(true, ordering: .relaxed)
                 work.cancel()
                 throw failure
@@ -84,9 +87,9 @@ extension PostgresSessionStore {
                 work.cancel()
                 throw SecureStoreError(
                     code: .unavailable,
-                    message: "all \(configuration.maximumConnections) connections to \(configuration) stayed busy for "
-                        + "\(limit) while \(action) of service '\(service)'; keep the session and try again, or "
-                        + "raise maximumConnections"
+                    message: "no connection to \(configuration) could be had within \(limit) while \(action) of "
+                        + "service '\(service)': all \(configuration.maximumConnections) were busy, or the server did "
+                        + "not answer; keep the session and try again, or raise maximumConnections"
                 )
             }
         }
@@ -112,29 +115,24 @@ extension PostgresSessionStore {
         }
     }
 
-    /// Why no connection could be had, if the server is to blame: the pool keeps its connection errors to
-    /// itself, so one connection of the store's own, outside the pool, is tried. Its error is returned (a wrong
-    /// password, a refused certificate, a server that is down), or a timeout when the server does not answer;
-    /// `nil` when it connects, so the pool is only busy.
-    private func connectionFailure(while action: String) async -> SecureStoreError? {
+    /// Why no connection could be had, when the server gives a reason: the pool keeps its connection errors to
+    /// itself, so one connection of the store's own, outside the pool, is tried for at most `limit`. Its error is
+    /// returned (a server that is down, a wrong password, a refused certificate); `nil` when it connects (the pool
+    /// is only busy) or gets no answer in time (the server is slow or hung: the call's deadline decides).
+    private func connectionFailure(while action: String, within limit: Duration) async -> SecureStoreError? {
         let probe = Task { [connectionConfiguration, logger] in
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: connectionConfiguration, id: 0,
                 logger: logger)
             try? await connection.close()
         }
-        switch await CallDeadline.result(of: probe, within: configuration.connectTimeout) {
+        switch await CallDeadline.result(of: probe, within: limit) {
         case .success: return nil
         case .failure(let error):
             return PostgresErrors.map(error, while: "connecting to \(configuration) while \(action)")
         case nil:
             probe.cancel()
-            return SecureStoreError(
-                code: .unavailable,
-                message: "PostgreSQL at \(configuration) did not answer a new connection within "
-                    + "\(configuration.connectTimeout) while \(action) of service '\(service)'; keep the session and "
-                    + "try again once it is up"
-            )
+            return nil
         }
     }
 

@@ -52,8 +52,9 @@ struct ChangesTests {
         try await writer.setString("three", forKey: "session-2")
         try await writer.deleteAll()
         let seen = try await Self.first(5, of: changes)
-        // The product's target is 1 s; the bound leaves room for a loaded CI machine running every suite.
-        #expect(clock.now - start < .seconds(2))
+        // The product's target is 1 s; the bound leaves room for a loaded CI machine running every suite (the
+        // process storms among them).
+        #expect(clock.now - start < .seconds(3))
         #expect(seen.count == 5)
         guard seen.count == 5 else { return }
         #expect(seen[0...2].allSatisfy { $0.affects(key: "session-1") && !$0.affects(key: "session-2") })

@@ -53,15 +53,16 @@ struct FailureTests {
         )
         var bounded = configuration
         bounded.connectTimeout = .seconds(1)
+        bounded.callTimeout = .seconds(3)
         let store = TestPostgres.running(
             try PostgresSessionStore(service: "tests.silent", configuration: bounded, keys: TestPostgres.keys()))
         let clock = ContinuousClock()
         let start = clock.now
         let error = await storeError { _ = try await store.data(forKey: "k") }
-        #expect(clock.now - start < .seconds(6), "the acquire timeout (3 s) and a connect timeout for the diagnosis")
+        #expect(clock.now - start < .seconds(6), "the call's deadline (3 s), with room for a loaded machine")
         #expect(error?.code == .unavailable)
-        // No connection could be had within the acquire timeout, and a fresh one did not answer either.
-        #expect(error?.message.contains("did not answer a new connection") == true, "\(String(describing: error))")
+        // No connection could be had by the call's deadline: the server did not answer.
+        #expect(error?.message.contains("no connection to") == true, "\(String(describing: error))")
         #expect(!"\(String(describing: error))".contains(Self.password))
     }
 

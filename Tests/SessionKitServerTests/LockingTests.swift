@@ -62,15 +62,16 @@ struct LockingTests {
         let store = try await TestPostgres.store {
             $0.maximumConnections = 1
             $0.acquireTimeout = .milliseconds(300)
-            $0.callTimeout = .seconds(2)
+            $0.callTimeout = .seconds(4)
         }
-        // The pool's only connection is busy for a second: a call waits past the acquire timeout and succeeds.
+        // The pool's only connection is busy for a second: a call waits past the acquire timeout and succeeds
+        // (the call may take 4 s: room for a loaded machine).
         let short = Task { try await store.raw("SELECT pg_sleep(1)") }
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await store.data(forKey: "other") == nil)
         _ = try await short.value
         // Busy for longer than the call may take: unavailable, saying which limit to raise.
-        let long = Task { try await store.raw("SELECT pg_sleep(4)", within: .seconds(10)) }
+        let long = Task { try await store.raw("SELECT pg_sleep(6)", within: .seconds(20)) }
         try await Task.sleep(for: .milliseconds(200))
         let error = await storeError { _ = try await store.data(forKey: "other") }
         _ = try await long.value

@@ -95,13 +95,6 @@ struct ProcessTests {
         return results
     }
 
-    /// How many of an instance's calls met a retryable error (its `retried N` line).
-    static func retried(_ output: URL) throws -> Int {
-        let line = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
-            .first { $0.hasPrefix("retried ") }
-        return line.flatMap { Int($0.dropFirst("retried ".count)) } ?? 0
-    }
-
     static func waitForExit(_ process: Process, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
@@ -248,9 +241,10 @@ struct ProcessTests {
                 let seen = Set(outputs.map { $0[index] ?? "missing" })
                 #expect(seen.count == 1 && seen.first?.hasPrefix("ok ") == true, "session \(index): \(seen)")
             }
-            // The restart did break calls under way: they met a retryable error, and tried again.
-            let retried = try started.map { try Self.retried($0.1) }.reduce(0, +)
-            #expect(retried > 0)
+            // Whether a caller saw the restart depends on timing: a call whose statement was under way meets a
+            // retryable error and tries again, while one that finds a connection the restart closed takes a new
+            // one unseen (the store passes over closed connections before it sends). Either way, below: each
+            // renewal was sent once and saved.
             // Renewals cut off by the restart were saved afterwards, not sent again.
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == Self.users)
         }

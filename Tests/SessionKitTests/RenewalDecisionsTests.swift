@@ -79,17 +79,28 @@ struct RenewalDecisionsTests {
         #expect(fresh.next(now: Self.now) == .takeLease(renewing: shortLived, expecting: 8))
     }
 
-    @Test("the journal is read once, only on the way to a grant, and a saved entry means reading again")
+    /// A record whose lease lapsed: its holder may have set its renewal aside in the journal.
+    static func lapsed(_ credentials: Credentials, generation: UInt64) -> SessionRecord {
+        var record = Self.record(credentials, generation: generation, leasedBy: "crashed")
+        record.renewal?.expiresAt = now.addingTimeInterval(-1)
+        return record
+    }
+
+    @Test("the journal is read once, only on the way to a grant, only under a lease left; a saved entry is re-read")
     func journalOnlyBeforeAGrant() {
         let valid = Self.credentials(expiresIn: 200)
-        var served = Self.decisions(journal: true, fresh: Self.record(valid))
+        var served = Self.decisions(journal: true, fresh: Self.lapsed(valid, generation: 4))
         #expect(served.next(now: Self.now) == .finish(valid), "no journal read for credentials that serve")
         let expired = Self.credentials(expiresIn: -5)
-        var decisions = Self.decisions(journal: true, fresh: Self.record(expired, generation: 4))
+        var unleased = Self.decisions(journal: true, fresh: Self.record(expired, generation: 4))
+        #expect(
+            unleased.next(now: Self.now) == .takeLease(renewing: expired, expecting: 4),
+            "a record without a lease was written since any entry was set aside")
+        var decisions = Self.decisions(journal: true, fresh: Self.lapsed(expired, generation: 4))
         #expect(decisions.next(now: Self.now) == .settleJournal)
         decisions.journalSettled(wrote: false)
         #expect(decisions.next(now: Self.now) == .takeLease(renewing: expired, expecting: 4))
-        var saved = Self.decisions(journal: true, fresh: Self.record(expired, generation: 4))
+        var saved = Self.decisions(journal: true, fresh: Self.lapsed(expired, generation: 4))
         _ = saved.next(now: Self.now)
         saved.journalSettled(wrote: true)
         #expect(saved.next(now: Self.now) == .read)

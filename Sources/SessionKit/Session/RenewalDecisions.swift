@@ -10,8 +10,10 @@ import Foundation
 /// - After waiting for another instance's renewal, its result is returned even if it lives shorter than
 ///   `minTTL`: a `minTTL` longer than the provider's tokens live must not send every waiter to renew again.
 /// - Another instance's active lease means waiting for its result, never a write.
-/// - The store's journal (a renewal set aside by a process that could not save it) is read once, and only when
-///   a grant is about to be sent.
+/// - The store's journal (a renewal set aside by a process that could not save it) is read once, only when a
+///   grant is about to be sent, and only when the record still carries a lease: a process that sets a renewal
+///   aside could not write the record either, so its lease is still there. A record without one was written
+///   since, and any entry left is stale.
 struct RenewalDecisions {
     /// One step of a renewal.
     enum Step: Equatable {
@@ -72,7 +74,7 @@ struct RenewalDecisions {
             self.record = nil
             return .waitForOther(afterGeneration: record.generation)
         }
-        if !journalRead {
+        if !journalRead, record.renewal != nil {
             journalRead = true
             return .settleJournal
         }

@@ -27,17 +27,27 @@ extension SessionManager {
     @discardableResult
     func loadRecord() async throws(SessionKitError) -> SessionRecord {
         let data: Data?
+        var version: UInt64?
         do {
-            data = try await store.data(forKey: storeKey)
+            if let versioned = store as? any VersionedSecureStore {
+                let item = try await versioned.versionedData(forKey: storeKey)
+                (data, version) = (item.data, item.version)
+            } else {
+                data = try await store.data(forKey: storeKey)
+            }
         } catch {
             throw storeFailure(error)
         }
-        return try cacheLoaded(data)
+        return try cacheLoaded(data, version: version)
     }
 
-    /// Decodes a record just read, caches it, and publishes the state it implies.
-    private nonisolated func cacheLoaded(_ data: Data?) throws(SessionKitError) -> SessionRecord {
-        let record = try Self.decode(data)
+    /// Decodes a record just read (at `version`, in a versioned store), caches it, and publishes the state it
+    /// implies.
+    private nonisolated func cacheLoaded(_ data: Data?, version: UInt64? = nil) throws(SessionKitError)
+        -> SessionRecord
+    {
+        var record = try Self.decode(data)
+        record.storeVersion = version
         cache.withLock { $0 = record }
         if record.credentials == nil {
             states.publish(.signedOut)
@@ -46,13 +56,19 @@ extension SessionManager {
     }
 
     /// Atomically transforms the stored record and caches the result. The transform sees the stored
-    /// record (not the cache); returning `nil` leaves the store untouched.
+    /// record; returning `nil` leaves the store untouched.
+    ///
+    /// With a versioned store and the record in memory at a known version, the transform runs on that record
+    /// and the result is written only if the store still holds that version: one round trip. When the store
+    /// moved on, or the transform declines to write (it may have judged a stale record), the transform runs
+    /// again on the stored record, in the store's atomic update.
     ///
     /// - Returns: The record now stored: the transform's result, or the unchanged stored record.
     @discardableResult
     func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
         async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)
     {
+        if let written = try await replaceCachedRecord(transform) { return (written, true) }
         var outcome = (record: SessionRecord(), changed: false)
         do {
             try await store.update(forKey: storeKey) { data in
@@ -75,8 +91,31 @@ extension SessionManager {
             throw SessionKitError(
                 code: .storeUnavailable, message: "the session could not be written", underlyingError: error)
         }
+        outcome.record.storeVersion = nil  // the store's update does not say which version it wrote
         cache.withLock { $0 = outcome.record }
         return outcome
+    }
+
+    /// The conditional write of ``updateRecord(_:)``: the transform's result on the cached record, written if
+    /// the store still holds the version it was read at. `nil` when that cannot be done or did not happen.
+    private func replaceCachedRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
+        async throws(SessionKitError) -> SessionRecord?
+    {
+        guard let versioned = store as? any VersionedSecureStore, let cached = cache.withLock({ $0 }),
+            let version = cached.storeVersion, var next = try transform(cached)
+        else { return nil }
+        next.generation = cached.generation + 1
+        let encoded = try Self.encode(next)
+        let written: UInt64?
+        do {
+            written = try await versioned.replace(forKey: storeKey, ifVersion: version, with: encoded)
+        } catch {
+            throw storeFailure(error)
+        }
+        guard let written else { return nil }
+        next.storeVersion = written
+        cache.withLock { $0 = next }
+        return next
     }
 
     static func decode(_ data: Data?) throws(SessionKitError) -> SessionRecord {

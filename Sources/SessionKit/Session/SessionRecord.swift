@@ -21,6 +21,13 @@ struct SessionRecord: Codable, Sendable, Equatable {
     var profile: UserProfile?
     /// A renewal under way, so other processes wait for it instead of spending the refresh token again.
     var renewal: RenewalLease?
+    /// The version a ``SecureStore/VersionedSecureStore`` gave the item this record was read from or written
+    /// as, for a conditional write; not stored.
+    var storeVersion: UInt64?
+
+    private enum CodingKeys: String, CodingKey {
+        case version, generation, credentials, profile, renewal
+    }
 
     /// The record with no session: what logout and a revoked refresh token leave behind. The
     /// generation carries on, so writers that read an earlier one see the change.

@@ -1,0 +1,68 @@
+import AuthEmulator
+import Foundation
+import SecureStore
+import SessionKit
+import SessionKitTesting
+import Testing
+
+@testable import SessionKitPostgres
+@testable import SessionKitServer
+
+/// Conditional writes: one statement that writes only if the row is still at the version read, and what they
+/// save a renewal.
+@Suite("PostgresSessionStore conditional writes", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+struct VersionedWriteTests {
+    @Test("replace writes only at the version read: create, change, refuse a stale version, delete")
+    func compareAndSet() async throws {
+        let store = try await TestPostgres.store()
+        #expect(try await store.versionedData(forKey: "k") == VersionedItem(data: nil, version: 0))
+        let created = try #require(try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)))
+        #expect(try await store.replace(forKey: "k", ifVersion: 0, with: Data("again".utf8)) == nil, "exists now")
+        let read = try await store.versionedData(forKey: "k")
+        #expect(read == VersionedItem(data: Data("one".utf8), version: created))
+        let changed = try #require(try await store.replace(forKey: "k", ifVersion: created, with: Data("two".utf8)))
+        #expect(changed > created)
+        #expect(try await store.replace(forKey: "k", ifVersion: created, with: Data("stale".utf8)) == nil)
+        #expect(try await store.string(forKey: "k") == "two")
+        // A write by the store's transactional update moves the version on too.
+        try await store.update(forKey: "k") { _ in Data("three".utf8) }
+        #expect(try await store.replace(forKey: "k", ifVersion: changed, with: nil) == nil)
+        let now = try await store.versionedData(forKey: "k").version
+        #expect(try await store.replace(forKey: "k", ifVersion: now, with: nil) == 0)
+        #expect(try await store.data(forKey: "k") == nil)
+        #expect(try await store.keys() == [])
+    }
+
+    @Test("a conditional write is announced, as its writer's own")
+    func announced() async throws {
+        let service = "tests.versions.\(UUID().uuidString)"
+        let writer = try await TestPostgres.store(service: service)
+        let listener = try await TestPostgres.store(service: service)
+        let theirs = try await listener.changes()
+        let own = try await writer.changes()
+        _ = try await writer.replace(forKey: "session-1", ifVersion: 0, with: Data("v".utf8))
+        let seen = try await ChangesTests.first(1, of: theirs)
+        #expect(seen.first?.affects(key: "session-1") == true && seen.first?.isOwnWrite == false)
+        #expect(try await ChangesTests.first(1, of: own).first?.isOwnWrite == true)
+    }
+
+    @Test("a forced renewal: a read, the lease and the commit, one statement each (no lease left, no journal read)")
+    func renewalStatements() async throws {
+        try await LiveEmulator.with { emulator in
+            let store = try await TestPostgres.store()
+            let manager = SessionManager(
+                provider: ProviderClient(configuration: try emulator.providerConfiguration()), store: store,
+                account: "alice")
+            try await manager.store(
+                try await manager.provider.signIn(
+                    username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword)))
+            let before = store.statementCount
+            let renewed = try await manager.renew()
+            #expect(store.statementCount - before == 3, "statements: \(store.statementCount - before)")
+            #expect(try await manager.storedCredentials() == renewed)
+            // Written where another reader finds it.
+            let other = SessionManager(provider: manager.provider, store: store, account: "alice")
+            #expect(try await other.storedCredentials() == renewed)
+        }
+    }
+}
