@@ -73,7 +73,12 @@ struct ChangesTests {
     @Test("Connections the server drops are replaced: at most a retryable error, then the store works again")
     func reconnectsAfterTerminatedConnections() async throws {
         let name = "sessionkit-test-\(UUID().uuidString.prefix(8))"
-        let store = try await TestPostgres.store { $0.applicationName = name }
+        // Idle connections are kept (the tests' default closes them after a second), so that each round finds
+        // one to terminate however slowly a loaded machine runs.
+        let store = try await TestPostgres.store {
+            $0.applicationName = name
+            $0.connectionIdleTimeout = .seconds(120)
+        }
         let admin = try await TestPostgres.store()
         try await store.setString("kept", forKey: "k")
         for round in 0..<3 {

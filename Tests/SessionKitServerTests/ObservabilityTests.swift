@@ -68,6 +68,7 @@ struct ObservabilityTests {
         .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
     func storeTimers() async throws {
         let metrics = TestMetrics()
+        _ = try await TestPostgres.store()  // the tables exist once a test store is made
         guard let url = TestPostgres.url else { throw TestPostgres.Missing() }
         var configuration = try PostgresSessionStore.Configuration(url: url)
         configuration.connectionIdleTimeout = .seconds(1)
