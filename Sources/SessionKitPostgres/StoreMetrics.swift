@@ -1,12 +1,19 @@
 import CoreMetrics
 import Foundation
 import SecureStore
+import Synchronization
 
 /// What the PostgreSQL store counts, through swift-metrics: each call's duration by operation, and failed calls
 /// by error code. Operations are fixed names (`reading_an_item`, `updating_an_item`…); no key, value or service
 /// appears in a label.
-struct StoreMetrics: Sendable {
+final class StoreMetrics: Sendable {
     let factory: any MetricsFactory
+    /// Each operation's timer, made once: a call only records.
+    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
 
     func succeeded(_ operation: String, after elapsed: Duration) {
         timer(operation).recordNanoseconds(Self.nanoseconds(elapsed))
@@ -21,8 +28,13 @@ struct StoreMetrics: Sendable {
     }
 
     private func timer(_ operation: String) -> CoreMetrics.Timer {
-        CoreMetrics.Timer(
-            label: "sessionkit_store_call_duration", dimensions: [("operation", operation)], factory: factory)
+        timers.withLock { timers in
+            if let timer = timers[operation] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: "sessionkit_store_call_duration", dimensions: [("operation", operation)], factory: factory)
+            timers[operation] = timer
+            return timer
+        }
     }
 
     /// A call's action as a metric's dimension: "reading an item" → "reading_an_item".
