@@ -10,18 +10,11 @@ import Testing
 struct ForwardingMetricsTests {
     @Test("each forwarded answer is counted by status, refusals included, and timed; no path or cookie in a label")
     func countedByStatus() async throws {
-        try await LiveEmulator.with { emulator in
-            let upstream = try await EchoUpstream.start()
-            let metrics = TestMetrics()
-            let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url,
-                metrics: metrics)
-            let browser = CookieBrowser()
-            #expect(try await browser.signIn(through: instance.url).status == 303)
+        let metrics = TestMetrics()
+        try await ForwardingTests.withSignedIn(metrics: metrics) { _, _, instance, browser in
             for _ in 0..<3 {
-                #expect(
-                    try await browser.get(instance.at("/api/orders/secret-order-7"), headers: [("X-CSRF", "1")]).status
-                        == 200)
+                let page = try await browser.get(instance.at("/api/orders/secret-order-7"), headers: [("X-CSRF", "1")])
+                #expect(page.status == 200)
             }
             #expect(try await browser.get(instance.at("/api/orders/7")).status == 403, "no anti-forgery header")
             #expect(try metrics.expectCounter("sessionkit_bff_forwarded_total", [("status", "200")]).totalValue == 3)
@@ -30,9 +23,6 @@ struct ForwardingMetricsTests {
             let labels = metrics.counters.map { "\($0.label) \($0.dimensions)" }.joined(separator: "\n")
             #expect(!labels.contains("secret-order"))
             #expect(!labels.contains(browser.cookies["sessionkit"] ?? "no cookie"))
-            await browser.shutdown()
-            await instance.stop()
-            await upstream.stop()
         }
     }
 }

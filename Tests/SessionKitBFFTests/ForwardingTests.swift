@@ -1,4 +1,5 @@
 import AuthEmulator
+import CoreMetrics
 import Crypto
 import Foundation
 import NIOHTTP1
@@ -15,14 +16,18 @@ import Testing
 /// and failures to renew are answered by what the front end should do.
 @Suite("Forwarding to the upstream", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct ForwardingTests {
-    /// An emulator, an echo upstream, one instance forwarding to it, and a browser signed in through it.
+    /// An emulator, an echo upstream, one instance forwarding to it (its metrics to `metrics`, its configuration
+    /// changed by `configure`), and a browser signed in through it.
     static func withSignedIn(
+        metrics: (any MetricsFactory)? = nil,
+        configure: (inout BackendForFrontend.Configuration) -> Void = { _ in },
         _ body: (AuthEmulator, EchoUpstream, InProcessInstance, CookieBrowser) async throws -> Void
     ) async throws {
         try await LiveEmulator.with { emulator in
             let upstream = try await EchoUpstream.start()
             let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url)
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url,
+                metrics: metrics, configure: configure)
             let browser = CookieBrowser()
             do {
                 #expect(try await browser.signIn(through: instance.url).status == 303)

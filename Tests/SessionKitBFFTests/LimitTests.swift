@@ -61,28 +61,15 @@ struct LimitTests {
 
     @Test("a request body over the limit: 413 before the upstream is called")
     func requestBodyLimit() async throws {
-        try await LiveEmulator.with { emulator in
-            let upstream = try await EchoUpstream.start()
-            let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url
-            ) { $0.maxRequestBodySize = 1024 }
-            let browser = CookieBrowser()
-            do {
-                #expect(try await browser.signIn(through: instance.url).status == 303)
-                let headers = [("X-CSRF", "1"), ("Content-Type", "application/octet-stream")]
-                let small = try await browser.send(
-                    .POST, instance.at("/api/up"), headers: headers, body: Data(count: 1000))
-                #expect(small.status == 200)
-                let big = try await browser.send(
-                    .POST, instance.at("/api/up"), headers: headers, body: Data(count: 5000))
-                #expect(big.status == 413)
-                #expect(big.json["error"] as? String == "request_too_large")
-            } catch {
-                Issue.record(error)
-            }
-            await browser.shutdown()
-            await instance.stop()
-            await upstream.stop()
+        let limited: (inout BackendForFrontend.Configuration) -> Void = { $0.maxRequestBodySize = 1024 }
+        try await ForwardingTests.withSignedIn(configure: limited) { _, _, instance, browser in
+            let headers = [("X-CSRF", "1"), ("Content-Type", "application/octet-stream")]
+            let small = try await browser.send(
+                .POST, instance.at("/api/up"), headers: headers, body: Data(count: 1000))
+            #expect(small.status == 200)
+            let big = try await browser.send(.POST, instance.at("/api/up"), headers: headers, body: Data(count: 5000))
+            #expect(big.status == 413)
+            #expect(big.json["error"] as? String == "request_too_large")
         }
     }
 
