@@ -210,6 +210,8 @@ let package = Package(
             dependencies: [
                 "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Counts the store's calls by operation for the summary.
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .executableTarget(

@@ -7,7 +7,15 @@
 #      makes every session cached before it read the store once more (it may have missed a change).
 #   2. Peak memory per 10,000 cached sessions: one instance's resident memory before and after caching them.
 #   3. Renewal storm: USERS sessions whose access tokens expired together, every instance asking for every
-#      one at once. Wall time, refresh requests at the emulator (target: exactly USERS), statements per renewal.
+#      one at once. Wall time, refresh requests at the emulator (target: exactly USERS), statements per renewal
+#      (target: at most 6), and the store's calls by operation.
+#   4. The provider floor: USERS other expired sessions renewed straight at the emulator by PROCESSES instances
+#      of a minimal client (`ProviderClient.renew`, no store, no lease), CONCURRENCY at a time each, as in the
+#      storm. The storm's wall time over the floor's (target: within 1.5x). Both are timed inside the processes,
+#      from the first call to the last answer, the longest instance counting.
+#   5. `credentials()` while PostgreSQL is hung: one instance serves USERS valid sessions from memory, then
+#      every PostgreSQL process is stopped with SIGSTOP and it serves them all again: p99 and statements
+#      (target: 0). Only with the cluster of scripts/postgres-start.sh (its processes can be stopped).
 #
 #     Benchmarks/server.sh                    # USERS=10000 PROCESSES=4 CONCURRENCY=100 by default
 #
@@ -104,5 +112,43 @@ cat "$work"/summary.*
 statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
 ok=$(cat "$work"/out.* | grep -c ' ok ' || true)
 distinct=$(cat "$work"/out.* | awk '$2 == "ok" { print $1, $3 }' | sort -u | wc -l)
-echo "wall time: $elapsed ms; refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
-echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=1; $statements / $users" | bc) per renewed session"
+storm_wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+echo "wall time: $elapsed ms (in the instances: $storm_wall ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
+echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6)"
+
+echo
+echo "-- 4. the provider floor: $users refresh grants straight at the emulator, $processes clients x $concurrency"
+fleet 1
+before=$(refreshes)
+running=()
+for i in $(seq 0 $((processes - 1))); do
+    LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$bin/sessionkit-directory-load" >/dev/null 2>"$work/floor.$i" &
+    running+=($!)
+done
+wait "${running[@]}"
+after=$(refreshes)
+cat "$work"/floor.*
+floor_wall=$(cat "$work"/floor.* | sed -n 's/.*floor wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+echo "refresh requests: $((after - before)) (target $users); floor: $floor_wall ms; storm / floor: $(echo "scale=2; $storm_wall / $floor_wall" | bc) (target at most 1.5)"
+
+echo
+echo "-- 5. credentials() on $users valid sessions while PostgreSQL is hung (SIGSTOP)"
+cluster=$(cat .postgres/dir 2>/dev/null || true)
+if [ "$started_postgres" = 1 ] && [ -f "$cluster/data/postmaster.pid" ]; then
+    fleet 0
+    rm -f "$work/hold"
+    LOAD_ROUNDS=2 LOAD_HOLD_FILE=$work/hold "$bin/sessionkit-directory-load" >"$work/held.out" 2>"$work/held.summary" &
+    held=$!
+    pids+=($held)
+    for _ in $(seq 1 600); do grep -q '^held' "$work/held.out" 2>/dev/null && break; sleep 0.1; done
+    postmaster=$(head -1 "$cluster/data/postmaster.pid")
+    frozen="$postmaster $(pgrep -P "$postmaster" | tr '\n' ' ')"
+    # The cluster runs as the postgres user when this script runs as root.
+    kill -STOP $frozen
+    touch "$work/hold"
+    wait "$held" || true
+    kill -CONT $frozen
+    grep 'held round' "$work/held.summary"
+else
+    echo "skipped: needs the cluster this script starts (unset SESSIONKIT_POSTGRES_URL)"
+fi

@@ -181,6 +181,12 @@ extension PostgresSessionStore {
         return own ? base + ":" + writerID : base
     }
 
+    /// The NOTIFY payload of an item this store writes (see ``Announcement``), around its new generation.
+    func announcement(_ digest: ByteBuffer, keyID: String, sealed: Data) -> Announcement {
+        Announcement(
+            service: service, digest: Data(digest.readableBytesView), writer: writerID, keyID: keyID, sealed: sealed)
+    }
+
     static func digest(_ key: String) throws(SecureStoreError) -> ByteBuffer {
         guard !key.isEmpty else {
             throw SecureStoreError(code: .invalidArgument, message: "the item key is empty; pass a non-empty key")

@@ -9,7 +9,9 @@ extension PostgresSessionStore {
     /// them with `NOTIFY sessionkit_items`: for evicting cached sessions everywhere within a second of a
     /// logout or a renewal elsewhere. This store's own item writes are marked
     /// (``SecureStore/SecureStoreChange/isOwnWrite``); its ``deleteAll()`` and sweeps are not, since they
-    /// concern items cached by anyone.
+    /// concern items cached by anyone. A written item comes with its value
+    /// (``SecureStore/SecureStoreChange/item``) when its sealed form fits in a notification: a cache takes it
+    /// without reading the row.
     ///
     /// Listening has started when this returns: every write committed afterwards is in the stream. The
     /// stream has its own connection, outside the pool, closed when the stream is dropped or its consumer
@@ -22,6 +24,7 @@ extension PostgresSessionStore {
         let configuration = connectionConfiguration
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: SecureStoreChange.self)
         let (service, writerID, logger, description) = (service, writerID, logger, "\(self.configuration)")
+        let sealer = sealer
         let started = ListenStart()
         let task = Task {
             let connection: PostgresConnection
@@ -40,7 +43,11 @@ extension PostgresSessionStore {
                     listening = true
                     started.finish(nil)
                     for try await notification in notifications {
-                        if let change = Self.change(notification.payload, service: service, writerID: writerID) {
+                        let change = Announcement.change(notification.payload, service: service, writerID: writerID) {
+                            try? sealer.open(
+                                $0, keyID: $1, purpose: .itemValue, keyDigest: $2, what: "an announced item")
+                        }
+                        if let change {
                             continuation.yield(change)
                         }
                     }
@@ -69,19 +76,5 @@ extension PostgresSessionStore {
             throw failure
         }
         return stream
-    }
-
-    /// Parses a NOTIFY payload of `service` (`<digest>`, `<digest>:<writer>` or `*` after the service's prefix),
-    /// or returns `nil` when it is another service's.
-    static func change(_ payload: String, service: String, writerID: String) -> SecureStoreChange? {
-        let prefix = service + ":"
-        guard payload.hasPrefix(prefix) else { return nil }
-        let rest = payload.dropFirst(prefix.count)
-        if rest == "*" { return SecureStoreChange(keyDigest: nil) }
-        let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        // A service whose name has this one as a prefix, such as "app:x" for "app", fails the digest check.
-        guard let digest = parts.first, digest.count == 64, digest.allSatisfy(\.isHexDigit) else { return nil }
-        let own = parts.count == 2 && parts[1] == writerID
-        return SecureStoreChange(keyDigest: String(digest), isOwnWrite: own)
     }
 }

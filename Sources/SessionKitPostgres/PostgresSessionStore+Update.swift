@@ -66,6 +66,7 @@ extension PostgresSessionStore {
                 let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
                 let sealed = try sealer.seal(new, purpose: .itemValue, keyDigest: digestData)
                 let keyID = sealer.keys.current.id
+                let announced = announcement(digest, keyID: keyID, sealed: sealed)
                 _ = try await execute(
                     connection,
                     """
@@ -75,9 +76,10 @@ extension PostgresSessionStore {
                         ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
                             sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
                             generation = sessionkit_items.generation + 1, updated_at = now()
-                        RETURNING 1
+                        RETURNING generation
                     )
-                    SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM written
+                    SELECT pg_notify(\(Self.notificationChannel), \(announced.head) || generation::text
+                        || \(announced.tail)) FROM written
                     """)
             } else if old != nil {
                 _ = try await execute(

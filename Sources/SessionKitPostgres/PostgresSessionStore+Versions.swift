@@ -22,16 +22,16 @@ extension PostgresSessionStore: VersionedSecureStore {
 
     /// Writes `data` (or deletes the item, for `nil`) only if its row is still at generation `version` (`0`: no
     /// row), in one statement with its NOTIFY and no lock of the store's own: a row another writer holds is
-    /// waited for, then found changed. Returns the new generation (`0` after a delete), or `nil` when the row
-    /// was not at `version`.
+    /// waited for, then found changed. A refused update returns the row as it is now, from the same statement,
+    /// unless the row changed while the update waited for it (the statement's snapshot predates that change).
     public func replace(forKey key: String, ifVersion version: UInt64, with data: Data?)
-        async throws(SecureStoreError) -> UInt64?
+        async throws(SecureStoreError) -> VersionedWrite
     {
         let digest = try Self.digest(key)
-        let payload = notification(digest, own: true)
         let expected = Int64(version)
         guard let data else {
-            let rows = try await call("deleting an item") { [self] connection in
+            let payload = notification(digest, own: true)
+            let rows = try await call("replacing an item") { [self] connection in
                 try await execute(
                     connection,
                     """
@@ -42,16 +42,16 @@ extension PostgresSessionStore: VersionedSecureStore {
                     SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM deleted
                     """)
             }
-            return rows.isEmpty ? nil : 0
+            return rows.isEmpty ? .refused(current: nil) : .written(version: 0)
         }
         let digestData = Data(digest.readableBytesView)
         let sealed = try sealer.seal(data, purpose: .itemValue, keyDigest: digestData)
         // The key is sealed again too: both are under the current key, which the row's key id names.
         let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
         let keyID = sealer.keys.current.id
-        let rows: [PostgresRow]
-        if version == 0 {
-            rows = try await call("writing an item") { [self] connection in
+        let announced = announcement(digest, keyID: keyID, sealed: sealed)
+        guard version != 0 else {
+            let rows = try await call("replacing an item") { [self] connection in
                 try await execute(
                     connection,
                     """
@@ -60,25 +60,41 @@ extension PostgresSessionStore: VersionedSecureStore {
                         VALUES (\(service), \(digest), \(sealedKey), \(sealed), \(keyID))
                         ON CONFLICT (service, key_digest) DO NOTHING
                         RETURNING generation)
-                    SELECT generation FROM written, LATERAL (SELECT pg_notify(\(Self.notificationChannel), \(payload))) n
+                    SELECT generation FROM written, LATERAL (SELECT pg_notify(\(Self.notificationChannel),
+                        \(announced.head) || generation::text || \(announced.tail))) n
                     """)
             }
-        } else {
-            rows = try await call("updating an item") { [self] connection in
-                try await execute(
-                    connection,
-                    """
-                    WITH written AS (
-                        UPDATE sessionkit_items SET key_sealed = \(sealedKey), sealed = \(sealed), key_id = \(keyID),
-                            generation = generation + 1, updated_at = now()
-                        WHERE service = \(service) AND key_digest = \(digest) AND generation = \(expected)
-                        RETURNING generation)
-                    SELECT generation FROM written, LATERAL (SELECT pg_notify(\(Self.notificationChannel), \(payload))) n
-                    """)
-            }
+            guard let row = rows.first else { return .refused(current: nil) }
+            let (generation) = try decodeRow(row, as: (Int64).self)
+            return .written(version: UInt64(generation))
         }
-        guard let row = rows.first else { return nil }
-        let (generation) = try decodeRow(row, as: (Int64).self)
-        return UInt64(generation)
+        let rows = try await call("replacing an item") { [self] connection in
+            try await execute(
+                connection,
+                """
+                WITH written AS (
+                    UPDATE sessionkit_items SET key_sealed = \(sealedKey), sealed = \(sealed), key_id = \(keyID),
+                        generation = generation + 1, updated_at = now()
+                    WHERE service = \(service) AND key_digest = \(digest) AND generation = \(expected)
+                    RETURNING generation)
+                SELECT true, generation, NULL::bytea, NULL::text FROM written,
+                    LATERAL (SELECT pg_notify(\(Self.notificationChannel),
+                        \(announced.head) || generation::text || \(announced.tail))) n
+                UNION ALL
+                SELECT false, generation, sealed, key_id FROM sessionkit_items
+                WHERE service = \(service) AND key_digest = \(digest) AND NOT EXISTS (SELECT 1 FROM written)
+                """)
+        }
+        // No row in the snapshot: deleted, or deleted and written again since; a read tells.
+        guard let row = rows.first else { return .refused(current: nil) }
+        let (written, generation, _, _) = try decodeRow(row, as: (Bool, Int64, ByteBuffer?, String?).self)
+        if written { return .written(version: UInt64(generation)) }
+        // The snapshot's row, at the version expected: it changed after the snapshot, and that is all we know.
+        guard generation != expected else { return .refused(current: nil) }
+        let (_, _, sealedNow, keyIDNow) = try decodeRow(row, as: (Bool, Int64, ByteBuffer, String).self)
+        let current = try sealer.open(
+            Data(sealedNow.readableBytesView), keyID: keyIDNow, purpose: .itemValue, keyDigest: digestData,
+            what: "the item in row \(Self.hex(digestData).prefix(16))… of service '\(service)'")
+        return .refused(current: VersionedItem(data: current, version: UInt64(generation)))
     }
 }

@@ -133,7 +133,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         let sealed = try sealer.seal(data, purpose: .itemValue, keyDigest: digestData)
         let keyID = sealer.keys.current.id
         let lock = lockKey(digest)
-        let payload = notification(digest, own: true)
+        let announced = announcement(digest, keyID: keyID, sealed: sealed)
         // One statement, so one implicit transaction: the advisory lock makes it wait for an `update` of the
         // same key in progress (which may be about to insert the row) instead of being overwritten by it.
         try await call("writing an item") { [self] connection in
@@ -147,8 +147,9 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
                     ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
                         sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
                         generation = sessionkit_items.generation + 1, updated_at = now()
-                    RETURNING 1)
-                SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM written
+                    RETURNING generation)
+                SELECT pg_notify(\(Self.notificationChannel), \(announced.head) || generation::text
+                    || \(announced.tail)) FROM written
                 """)
         }
     }

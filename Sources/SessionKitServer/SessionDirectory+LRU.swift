@@ -11,6 +11,10 @@ extension SessionDirectory {
         /// Each entry's id by the hex SHA-256 of its store key, as change notifications name items.
         private var byDigest: [String: SessionID] = [:]
         private var clock: UInt64 = 0
+        /// Managers that calls use before the store has shown their session exists (not admitted yet): the
+        /// store's announcements reach them too, and concurrent first calls for one session share one.
+        private var arriving: [SessionID: (manager: SessionManager, digest: String, calls: Int)] = [:]
+        private var arrivingByDigest: [String: SessionID] = [:]
 
         var count: Int { entries.count }
 
@@ -41,13 +45,41 @@ extension SessionDirectory {
             entries.values.first { $0.manager.account == account }?.manager
         }
 
-        /// The manager whose store key has this hex SHA-256, if it is cached.
+        /// The manager whose store key has this hex SHA-256, if it is cached or in use by a first call.
         func manager(digest: String) -> SessionManager? {
             byDigest[digest].flatMap { entries[$0]?.manager }
+                ?? arrivingByDigest[digest].flatMap { arriving[$0]?.manager }
         }
 
-        /// Every cached manager.
-        var managers: [SessionManager] { entries.values.map(\.manager) }
+        /// Every cached manager, and those in use by first calls.
+        var managers: [SessionManager] { entries.values.map(\.manager) + arriving.values.map(\.manager) }
+
+        /// The manager a first call for `id` uses until the store has shown that the session exists: the one
+        /// another first call for it uses, or a new one from `make`. Balance with ``depart(_:)``.
+        mutating func arrive(_ id: SessionID, make: () -> SessionManager) -> SessionManager {
+            if var entry = arriving[id] {
+                entry.calls += 1
+                arriving[id] = entry
+                return entry.manager
+            }
+            let manager = make()
+            let digest = SecureStoreChange.digest(ofKey: manager.storeKey)
+            arriving[id] = (manager, digest, 1)
+            arrivingByDigest[digest] = id
+            return manager
+        }
+
+        /// A first call for `id` ended; the manager stays reachable while other first calls use it.
+        mutating func depart(_ id: SessionID) {
+            guard var entry = arriving[id] else { return }
+            entry.calls -= 1
+            if entry.calls > 0 {
+                arriving[id] = entry
+            } else {
+                arriving[id] = nil
+                arrivingByDigest[entry.digest] = nil
+            }
+        }
 
         /// Drops the entries whose store key `isChanged` accepts; returns how many.
         mutating func remove(where isChanged: (String) -> Bool) -> Int {

@@ -33,6 +33,8 @@ public final class SessionDirectory: Sendable {
     private let logger: Logger?
     let cache: Mutex<LRU>
     let metrics: DirectoryMetrics
+    /// Whether ``follow(_:retryDelay:)`` receives the store's announcements now; every manager looks at it.
+    let listening = ChangeListening()
 
     /// Creates a directory over a synchronous store (memory, an encrypted file): for tests and single-process
     /// servers. Nothing is read until a session is asked for.
@@ -149,6 +151,10 @@ public final class SessionDirectory: Sendable {
     /// How many sessions are in memory now.
     public var cachedCount: Int { cache.withLock { $0.count } }
 
+    /// Whether ``follow(_:retryDelay:)`` is receiving the store's announcements now: a server is ready for
+    /// traffic once it is, since from then on a change anywhere reaches this instance's sessions at once.
+    public var isFollowingChanges: Bool { listening.isListening }
+
     /// The session's manager: the cached one, or a new one, cached (cheap: it reads nothing until used).
     func manager(for id: SessionID) -> SessionManager {
         cache.withLock { lru in
@@ -163,6 +169,7 @@ public final class SessionDirectory: Sendable {
     /// Runs `body` with the session's manager. A manager that is not cached yet is admitted to the cache only
     /// once the store has shown that the session exists (or it holds a renewal the store has not saved): ids
     /// that name no session, however many arrive, never take a place in memory or push a live session out.
+    /// Until then, the store's announcements reach it, and first calls for the same session share it.
     func withManager<T>(
         for id: SessionID, _ body: (SessionManager) async throws(SessionKitError) -> T
     ) async throws(SessionKitError) -> T {
@@ -171,7 +178,9 @@ public final class SessionDirectory: Sendable {
             return try await body(cached)
         }
         metrics.cacheMisses.increment()
-        let manager = makeManager(account: id.account)
+        // Reachable by the store's announcements meanwhile (a renewal elsewhere that this call waits for).
+        let manager = cache.withLock { lru in lru.arrive(id) { makeManager(account: id.account) } }
+        defer { cache.withLock { $0.depart(id) } }
         do {
             let result = try await body(manager)
             admit(manager, for: id)
@@ -195,6 +204,6 @@ public final class SessionDirectory: Sendable {
     private func makeManager(account: String) -> SessionManager {
         SessionManager(
             provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger,
-            renewalObserver: { [metrics] in metrics.record($0) })
+            renewalObserver: { [metrics] in metrics.record($0) }, listening: listening)
     }
 }

@@ -22,7 +22,11 @@ import SessionKitServer
 /// covers the last round), `LOAD_CONCURRENCY` (default 100), `LOAD_RETRY_SECONDS` (retry a retryable error
 /// for up to this long, as a client retries a 503; default 0), `LOAD_WATCH_SECONDS` (after the rounds, keep
 /// asking for this long and report when each session was refused as signed out), and for `LOAD_CREATE`: `LOAD_USERNAME`,
-/// `LOAD_PASSWORD`, `LOAD_EXPIRED=1` (store the tokens as already expired, for a renewal storm).
+/// `LOAD_PASSWORD`, `LOAD_EXPIRED=1` (store the tokens as already expired, for a renewal storm). `LOAD_FLOOR=1`
+/// with `LOAD_SHARD=I/N` renews this instance's share of the sessions straight at the provider instead (the
+/// storm's provider floor); `LOAD_HOLD_FILE` adds a round after the others, once that file exists (the benchmark
+/// freezes PostgreSQL first). Before its first call an instance waits until it follows the store's changes, as
+/// a server takes traffic only then.
 @main
 struct DirectoryLoad {
     static func main() async {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MetricsTestKit
 import SecureStore
 import SessionKit
 import SessionKitPostgres
@@ -23,20 +24,43 @@ final class LoadRun: Sendable {
         let directory = SessionDirectory(provider: settings.provider, store: settings.store)
         let follower = Task { await directory.follow(settings.store) }
         defer { follower.cancel() }
+        // As a server starts taking traffic once it follows the store's changes.
+        let listenBy = ContinuousClock.now + .seconds(10)
+        while !directory.isFollowingChanges, ContinuousClock.now < listenBy {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let ids = try String(contentsOfFile: settings.idsFile, encoding: .utf8)
             .split(separator: "\n").map { try SessionID(validating: String($0)) }
+        if settings.floor { return try await floor(ids) }
         let residentBefore = Memory.resident()
         var lines = [String](repeating: "", count: ids.count)
         var latencies: [Duration] = []
         var statements = 0
+        var wall = Duration.zero
         for _ in 0..<settings.rounds {
             let before = settings.store.statementCount
+            let started = ContinuousClock.now
             latencies = []
             for (index, line, latency) in await round(directory, ids) {
                 lines[index] = line
                 latencies.append(latency)
             }
+            wall = ContinuousClock.now - started
             statements = settings.store.statementCount - before
+        }
+        if let holdFile = settings.holdFile {
+            FileHandle.standardOutput.write(Data("held\n".utf8))
+            while !FileManager.default.fileExists(atPath: holdFile) { try await Task.sleep(for: .milliseconds(10)) }
+            let before = settings.store.statementCount
+            let held = await round(directory, ids)
+            let errors = held.filter { !$0.1.hasPrefix("ok ") }.count
+            FileHandle.standardError.write(
+                Data(
+                    ("held round: calls: \(held.count), errors: \(errors), "
+                        + "median: \(Self.milliseconds(held.map(\.2), 0.5)) ms, "
+                        + "p99: \(Self.milliseconds(held.map(\.2), 0.99)) ms, "
+                        + "max: \(Self.milliseconds(held.map(\.2), 1)) ms, "
+                        + "statements: \(settings.store.statementCount - before)\n").utf8))
         }
         var refusals: [Int: Int] = [:]
         if settings.watchFor > .zero {
@@ -46,20 +70,68 @@ final class LoadRun: Sendable {
         print(lines.enumerated().map { "\($0.offset) \($0.element)" }.joined(separator: "\n"))
         for (index, time) in refusals.sorted(by: { $0.key < $1.key }) { print("\(index) refused \(time)") }
         print("retried \(retried.load(ordering: .relaxed))")
-        latencies.sort()
-        func percentile(_ q: Double) -> String {
-            guard !latencies.isEmpty else { return "-" }
-            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]
-            return String(
-                format: "%.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
-        }
         let summary = [
-            "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(percentile(0.5)) ms",
-            "p99: \(percentile(0.99)) ms", "statements: \(statements)", "cached: \(directory.cachedCount)",
+            "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(Self.milliseconds(latencies, 0.5)) ms",
+            "p99: \(Self.milliseconds(latencies, 0.99)) ms", "wall: \(Self.milliseconds([wall], 1)) ms",
+            "statements: \(statements)", "cached: \(directory.cachedCount)",
             "resident before: \(residentBefore / 1024) KiB", "resident after: \(Memory.resident() / 1024) KiB",
             "peak resident: \(Memory.peakResident() / 1024) KiB",
+            "calls by operation (whole run): \(callsByOperation())",
         ]
         FileHandle.standardError.write(Data("\(summary.joined(separator: ", "))\n".utf8))
+    }
+
+    /// The `q` quantile of `durations` in milliseconds, as text.
+    static func milliseconds(_ durations: [Duration], _ q: Double) -> String {
+        guard !durations.isEmpty else { return "-" }
+        let sorted = durations.sorted()
+        let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+        return String(
+            format: "%.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
+    }
+
+    /// The provider floor: this shard's sessions read from the store (not timed), then renewed straight at the
+    /// provider, `concurrency` at a time, with no store, lease or directory; prints `floor wall` and the count.
+    private func floor(_ ids: [SessionID]) async throws {
+        let directory = SessionDirectory(provider: settings.provider, store: settings.store)
+        var shard: [Credentials] = []
+        for (index, id) in ids.enumerated() where index % settings.shardCount == settings.shardIndex {
+            if let credentials = try await directory.storedCredentials(for: id) { shard.append(credentials) }
+        }
+        let provider = settings.provider
+        let started = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            var next = 0
+            var failures = 0
+            while next < min(settings.concurrency, shard.count) {
+                let credentials = shard[next]
+                next += 1
+                group.addTask { (try? await provider.renew(credentials)) == nil }
+            }
+            for await failed in group {
+                if failed { failures += 1 }
+                if next < shard.count {
+                    let credentials = shard[next]
+                    next += 1
+                    group.addTask { (try? await provider.renew(credentials)) == nil }
+                }
+            }
+            return failures
+        }
+        let wall = ContinuousClock.now - started
+        FileHandle.standardError.write(
+            Data(
+                "floor: grants: \(shard.count), failures: \(failures), floor wall: \(Self.milliseconds([wall], 1)) ms\n"
+                    .utf8))
+    }
+
+    /// The store's calls over the whole run, by operation, as `name N` pairs; a call may be several statements (a
+    /// transaction's are its BEGIN, statements and COMMIT).
+    private func callsByOperation() -> String {
+        let counts = settings.storeMetrics.timers.map { timer in
+            (timer.dimensions.first { $0.0 == "operation" }?.1 ?? timer.label, timer.values.count)
+        }
+        return counts.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: " ")
     }
 
     /// Asks for every session every 10 ms for `watchFor`; returns when each one was first refused as signed

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MetricsTestKit
 import SecureStore
 import SessionKit
 import SessionKitPostgres
@@ -8,6 +9,8 @@ import SessionKitServer
 /// The load program's settings, read from the environment (see ``DirectoryLoad``).
 struct LoadSettings {
     let store: PostgresSessionStore
+    /// The store's calls, counted by operation.
+    let storeMetrics = TestMetrics()
     let provider: ProviderClient
     let idsFile: String
     let minTTL: TimeInterval
@@ -19,6 +22,15 @@ struct LoadSettings {
     let username: String
     let password: String
     let expired: Bool
+    /// `LOAD_FLOOR=1`: the provider floor of a storm: this instance's share of the sessions (`LOAD_SHARD`) renewed
+    /// straight at the provider with `ProviderClient.renew`, no store and no directory.
+    let floor: Bool
+    /// `LOAD_SHARD=I/N`: with `LOAD_FLOOR`, the sessions whose index is I modulo N.
+    let shardIndex: Int
+    let shardCount: Int
+    /// `LOAD_HOLD_FILE`: after the rounds, print `held`, wait for this file to appear (the benchmark freezes
+    /// PostgreSQL meanwhile), then run one more round and summarise it as `held round`.
+    let holdFile: String?
 
     init(_ environment: [String: String]) throws {
         func setting(_ name: String) throws -> String {
@@ -41,7 +53,8 @@ struct LoadSettings {
         store = try PostgresSessionStore(
             service: try setting("LOAD_SERVICE"),
             configuration: try .init(url: try setting("SESSIONKIT_POSTGRES_URL")),
-            keys: try .init(current: (id: "load", key: SymmetricKey(data: key)))
+            keys: try .init(current: (id: "load", key: SymmetricKey(data: key))),
+            metrics: storeMetrics
         )
         guard let issuer = URL(string: try setting("LOAD_ISSUER")) else {
             throw SessionKitError(code: .invalidConfiguration, message: "LOAD_ISSUER is not a URL")
@@ -60,6 +73,13 @@ struct LoadSettings {
         username = environment["LOAD_USERNAME"] ?? "alice@example.com"
         password = environment["LOAD_PASSWORD"] ?? ""
         expired = environment["LOAD_EXPIRED"] == "1"
+        floor = environment["LOAD_FLOOR"] == "1"
+        holdFile = environment["LOAD_HOLD_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let shard = (environment["LOAD_SHARD"] ?? "0/1").split(separator: "/").compactMap { Int($0) }
+        guard shard.count == 2, shard[1] > 0, (0..<shard[1]).contains(shard[0]) else {
+            throw SessionKitError(code: .invalidConfiguration, message: "LOAD_SHARD is not INDEX/COUNT, such as 0/4")
+        }
+        (shardIndex, shardCount) = (shard[0], shard[1])
     }
 }
 

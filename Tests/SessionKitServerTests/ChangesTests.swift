@@ -70,6 +70,49 @@ struct ChangesTests {
         try await unrelated.deleteAll()
     }
 
+    @Test("A written item is announced with its value; a forged, moved or oversized one is announced without it")
+    func announcedItems() async throws {
+        let service = "tests.announced.\(UUID().uuidString)"
+        let writer = try await TestPostgres.store(service: service)
+        let listener = try await TestPostgres.store(service: service)
+        let changes = try await listener.changes()
+        try await writer.setString("one", forKey: "session-1")
+        // Sealed and in base64, 7,000 bytes exceed what a notification carries.
+        try await writer.setData(Data(repeating: 7, count: 7_000), forKey: "session-2")
+        let one = SecureStoreChange.digest(ofKey: "session-1")
+        let two = SecureStoreChange.digest(ofKey: "session-2")
+        // Anyone who may connect may NOTIFY: a value sealed with no key of the store's, and session 1's sealed
+        // value sent as session 2's (the seal binds the row's digest).
+        let garbage = Data("not sealed at all, just bytes".utf8).base64EncodedString()
+        try await notify(writer, "\(service):\(one):forger:9:a:\(garbage)")
+        let sealedOne = try await writer.call("reading a sealed value") { connection in
+            let rows = try await writer.execute(
+                connection,
+                """
+                SELECT encode(sealed, 'base64') FROM sessionkit_items
+                WHERE service = \(service) AND key_digest = decode(\(one), 'hex')
+                """)
+            return try rows.first.map { try $0.decode(String.self) } ?? ""
+        }
+        try await notify(writer, "\(service):\(two):forger:9:a:\(sealedOne.replacingOccurrences(of: "\n", with: ""))")
+        let seen = try await Self.first(4, of: changes)
+        #expect(seen.count == 4)
+        guard seen.count == 4 else { return }
+        #expect(seen[0].affects(key: "session-1") && seen[0].item == VersionedItem(data: Data("one".utf8), version: 1))
+        #expect(seen[1].affects(key: "session-2") && seen[1].item == nil, "too big: announced without its value")
+        #expect(seen[2].affects(key: "session-1") && seen[2].item == nil, "forged: announced without a value")
+        #expect(seen[3].affects(key: "session-2") && seen[3].item == nil, "moved from another row: no value")
+        #expect(!"\(seen)".contains("one"), "a change's description never shows the value")
+    }
+
+    private func notify(_ store: PostgresSessionStore, _ payload: String) async throws {
+        _ = try await store.call("notifying") { connection in
+            try await store.execute(
+                connection, "SELECT pg_notify(\(PostgresSessionStore.notificationChannel), \(payload))"
+            ).count
+        }
+    }
+
     @Test("Connections the server drops are replaced: at most a retryable error, then the store works again")
     func reconnectsAfterTerminatedConnections() async throws {
         let name = "sessionkit-test-\(UUID().uuidString.prefix(8))"

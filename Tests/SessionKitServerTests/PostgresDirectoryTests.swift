@@ -88,6 +88,43 @@ struct PostgresDirectoryTests {
         }
     }
 
+    @Test("a renewal on one instance reaches another with its record: a caller waiting there reads nothing")
+    func renewalAnnounced() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let (a, b) = (
+                try await Self.instance(emulator, service: service, time: time),
+                try await Self.instance(emulator, service: service, time: time)
+            )
+            defer { for instance in [a, b] { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            let id = try await a.directory.create(credentials)
+            #expect(try await b.directory.credentials(for: id) == credentials)
+            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+            try await emulator.controls.resetRequestCounts()
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.5).only(.refreshToken), into: .token)
+            let renewing = Task { try await a.directory.credentials(for: id, minTTL: 60) }
+            // B hears of A's lease: the record B holds now carries it.
+            let heard = ContinuousClock.now
+            while !b.directory.manager(for: id).heldRecordShowsRenewal {
+                guard ContinuousClock.now - heard < .seconds(5) else {
+                    Issue.record("B never heard of A's lease")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let before = b.store.statementCount
+            let seenByB = try await b.directory.credentials(for: id, minTTL: 60)
+            let renewed = try await renewing.value
+            #expect(seenByB == renewed && renewed.accessToken != credentials.accessToken)
+            #expect(b.store.statementCount == before, "B waited for A's renewal and took its announced record")
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+        }
+    }
+
     @Test("a valid token is served from memory: 1,000 calls for 50 sessions send no statement to the database")
     func noRoundTripWhileValid() async throws {
         try await LiveEmulator.with { emulator in

@@ -12,25 +12,37 @@ import Testing
 /// save a renewal.
 @Suite("PostgresSessionStore conditional writes", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct VersionedWriteTests {
-    @Test("replace writes only at the version read: create, change, refuse a stale version, delete")
+    @Test(
+        "replace writes only at the version read: create, change, refuse a stale version with the row as it is, delete")
     func compareAndSet() async throws {
         let store = try await TestPostgres.store()
         #expect(try await store.versionedData(forKey: "k") == VersionedItem(data: nil, version: 0))
-        let created = try #require(try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)))
-        #expect(try await store.replace(forKey: "k", ifVersion: 0, with: Data("again".utf8)) == nil, "exists now")
+        let created = try Self.written(try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)))
+        #expect(try await store.replace(forKey: "k", ifVersion: 0, with: Data("again".utf8)) == .refused(current: nil))
         let read = try await store.versionedData(forKey: "k")
         #expect(read == VersionedItem(data: Data("one".utf8), version: created))
-        let changed = try #require(try await store.replace(forKey: "k", ifVersion: created, with: Data("two".utf8)))
+        let changed = try Self.written(try await store.replace(forKey: "k", ifVersion: created, with: Data("two".utf8)))
         #expect(changed > created)
-        #expect(try await store.replace(forKey: "k", ifVersion: created, with: Data("stale".utf8)) == nil)
+        // Refused, with the row as it is now: no read needed to learn it.
+        #expect(
+            try await store.replace(forKey: "k", ifVersion: created, with: Data("stale".utf8))
+                == .refused(current: VersionedItem(data: Data("two".utf8), version: changed)))
         #expect(try await store.string(forKey: "k") == "two")
         // A write by the store's transactional update moves the version on too.
         try await store.update(forKey: "k") { _ in Data("three".utf8) }
-        #expect(try await store.replace(forKey: "k", ifVersion: changed, with: nil) == nil)
+        #expect(try await store.replace(forKey: "k", ifVersion: changed, with: nil) == .refused(current: nil))
         let now = try await store.versionedData(forKey: "k").version
-        #expect(try await store.replace(forKey: "k", ifVersion: now, with: nil) == 0)
+        #expect(try await store.replace(forKey: "k", ifVersion: now, with: nil) == .written(version: 0))
         #expect(try await store.data(forKey: "k") == nil)
         #expect(try await store.keys() == [])
+    }
+
+    /// The new version of a write that must have happened.
+    static func written(_ outcome: VersionedWrite) throws -> UInt64 {
+        guard case .written(let version) = outcome else {
+            throw SecureStoreError(code: .ioFailure, message: "the write was refused: \(outcome)")
+        }
+        return version
     }
 
     @Test("a conditional write is announced, as its writer's own")
@@ -40,13 +52,15 @@ struct VersionedWriteTests {
         let listener = try await TestPostgres.store(service: service)
         let theirs = try await listener.changes()
         let own = try await writer.changes()
-        _ = try await writer.replace(forKey: "session-1", ifVersion: 0, with: Data("v".utf8))
+        let version = try Self.written(
+            try await writer.replace(forKey: "session-1", ifVersion: 0, with: Data("v".utf8)))
         let seen = try await ChangesTests.first(1, of: theirs)
         #expect(seen.first?.affects(key: "session-1") == true && seen.first?.isOwnWrite == false)
+        #expect(seen.first?.item == VersionedItem(data: Data("v".utf8), version: version), "announced with its value")
         #expect(try await ChangesTests.first(1, of: own).first?.isOwnWrite == true)
     }
 
-    @Test("a forced renewal: a read, the lease and the commit, one statement each (no lease left, no journal read)")
+    @Test("a forced renewal of a session held here: the lease and the commit, one statement each, and no read")
     func renewalStatements() async throws {
         try await LiveEmulator.with { emulator in
             let store = try await TestPostgres.store()
@@ -58,7 +72,7 @@ struct VersionedWriteTests {
                     username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword)))
             let before = store.statementCount
             let renewed = try await manager.renew()
-            #expect(store.statementCount - before == 3, "statements: \(store.statementCount - before)")
+            #expect(store.statementCount - before == 2, "statements: \(store.statementCount - before)")
             #expect(try await manager.storedCredentials() == renewed)
             // Written where another reader finds it.
             let other = SessionManager(provider: manager.provider, store: store, account: "alice")

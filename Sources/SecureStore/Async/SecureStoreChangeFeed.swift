@@ -25,11 +25,21 @@ public struct SecureStoreChange: Sendable, Hashable, CustomStringConvertible {
     /// Whether this very store object made the change. A cache whose own write this is already holds what was
     /// written and need not read it again.
     public let isOwnWrite: Bool
+    /// The item as the change left it, when the store could announce it (PostgreSQL does when the sealed value
+    /// fits in a notification): a cache can take it instead of reading the store. `nil` means "read it".
+    ///
+    /// A store announces only what it has authenticated (PostgreSQL opens the sealed value with the row's key
+    /// and digest), so a forged announcement carries no item. Its version is as trustworthy as the store's
+    /// other readers: compare the data's own ordering (a session record's generation) before replacing a
+    /// newer copy with it.
+    public let item: VersionedItem?
 
-    /// A change to the item whose key has `keyDigest`, or to every item for `nil`.
-    public init(keyDigest: String?, isOwnWrite: Bool = false) {
+    /// A change to the item whose key has `keyDigest`, or to every item for `nil`, with the item as written
+    /// when the store can say.
+    public init(keyDigest: String?, isOwnWrite: Bool = false, item: VersionedItem? = nil) {
         self.keyDigest = keyDigest
         self.isOwnWrite = isOwnWrite
+        self.item = item
     }
 
     /// Whether this change concerns the item under `key`.
@@ -37,9 +47,10 @@ public struct SecureStoreChange: Sendable, Hashable, CustomStringConvertible {
         keyDigest == nil || keyDigest == Self.digest(ofKey: key)
     }
 
-    /// The digest's first characters, or "all items".
+    /// The digest's first characters, or "all items", and the announced version: never the data.
     public var description: String {
-        let what = keyDigest.map { "item \($0.prefix(16))…" } ?? "all items"
+        var what = keyDigest.map { "item \($0.prefix(16))…" } ?? "all items"
+        if let item { what += ", version \(item.version)" }
         return isOwnWrite ? "Change(\(what), own write)" : "Change(\(what))"
     }
 

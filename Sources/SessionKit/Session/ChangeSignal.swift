@@ -33,12 +33,22 @@ final class ChangeSignal: Sendable {
 
     /// Returns after the next ``signal()`` or after `limit`, whichever comes first, or when the task is
     /// cancelled.
-    func wait(upTo limit: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: limit) }
-            group.addTask { await self.nextSignal() }
-            await group.next()
+    ///
+    /// - Returns: Whether a signal ended the wait.
+    @discardableResult
+    func wait(upTo limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            group.addTask {
+                await self.nextSignal()
+                return true
+            }
+            let signalled = await group.next() ?? false
             group.cancelAll()
+            return signalled && !Task.isCancelled
         }
     }
 

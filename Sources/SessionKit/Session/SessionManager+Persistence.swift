@@ -48,7 +48,11 @@ extension SessionManager {
     {
         var record = try Self.decode(data)
         record.storeVersion = version
-        cache.withLock { $0 = record }
+        if version != nil {
+            record = cacheNewest(record)
+        } else {
+            cache.withLock { $0 = record }
+        }
         if record.credentials == nil {
             states.publish(.signedOut)
         }
@@ -58,17 +62,23 @@ extension SessionManager {
     /// Atomically transforms the stored record and caches the result. The transform sees the stored
     /// record; returning `nil` leaves the store untouched.
     ///
-    /// With a versioned store and the record in memory at a known version, the transform runs on that record
-    /// and the result is written only if the store still holds that version: one round trip. When the store
-    /// moved on, or the transform declines to write (it may have judged a stale record), the transform runs
-    /// again on the stored record, in the store's atomic update.
+    /// With a versioned store, the transform runs on the record in memory and the result is written only if the
+    /// store still holds the version it was read at: one round trip. A refused write brings the stored record
+    /// back with it, and the transform runs again on that, so a lease that another instance took first costs
+    /// nothing more. A transform that declines to write on the record in memory is asked again about the stored
+    /// record, read for it, unless the store's announcements keep the record in memory current. Under heavy contention, after a few refusals, and with any
+    /// other store, the transform runs in the store's atomic update.
     ///
     /// - Returns: The record now stored: the transform's result, or the unchanged stored record.
     @discardableResult
     func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
         async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)
     {
-        if let written = try await replaceCachedRecord(transform) { return (written, true) }
+        if let versioned = store as? any VersionedSecureStore,
+            let outcome = try await replaceRecord(in: versioned, transform)
+        {
+            return outcome
+        }
         var outcome = (record: SessionRecord(), changed: false)
         do {
             try await store.update(forKey: storeKey) { data in
@@ -96,26 +106,80 @@ extension SessionManager {
         return outcome
     }
 
-    /// The conditional write of ``updateRecord(_:)``: the transform's result on the cached record, written if
-    /// the store still holds the version it was read at. `nil` when that cannot be done or did not happen.
-    private func replaceCachedRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
-        async throws(SessionKitError) -> SessionRecord?
-    {
-        guard let versioned = store as? any VersionedSecureStore, let cached = cache.withLock({ $0 }),
-            let version = cached.storeVersion, var next = try transform(cached)
-        else { return nil }
-        next.generation = cached.generation + 1
-        let encoded = try Self.encode(next)
-        let written: UInt64?
-        do {
-            written = try await versioned.replace(forKey: storeKey, ifVersion: version, with: encoded)
-        } catch {
-            throw storeFailure(error)
+    /// The conditional writes of ``updateRecord(_:)``; `nil` after `maximumRefusals` refused writes in a row.
+    private func replaceRecord(
+        in versioned: any VersionedSecureStore, _ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?
+    ) async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)? {
+        let maximumRefusals = 3
+        var candidate = cache.withLock { $0 }
+        // Whether a transform that declines on `candidate` is right to: it came from the store during this update
+        // (a read or a refusal), or the store's announcements are being followed, which keep the record in memory
+        // as new as the store's but for writes committed this very moment (and those move the generation on,
+        // which the transforms check).
+        var confirmed = listening?.isListening == true
+        var refusals = 0
+        while refusals < maximumRefusals {
+            guard let current = candidate, let version = current.storeVersion else {
+                candidate = try await loadRecord()
+                confirmed = true
+                continue
+            }
+            guard var next = try transform(current) else {
+                if confirmed { return (current, false) }
+                candidate = nil
+                continue
+            }
+            next.generation = current.generation + 1
+            let encoded = try Self.encode(next)
+            let outcome: VersionedWrite
+            do {
+                outcome = try await versioned.replace(forKey: storeKey, ifVersion: version, with: encoded)
+            } catch {
+                throw storeFailure(error)
+            }
+            switch outcome {
+            case .written(let written):
+                next.storeVersion = written
+                _ = cacheNewest(next)
+                return (next, true)
+            case .refused(let stored?):
+                var record = try Self.decode(stored.data)
+                record.storeVersion = stored.version
+                (candidate, confirmed) = (cacheNewest(record), true)
+            case .refused(nil):
+                candidate = nil
+            }
+            refusals += 1
         }
-        guard let written else { return nil }
-        next.storeVersion = written
-        cache.withLock { $0 = next }
-        return next
+        return nil
+    }
+
+    /// Caches `record`, read from or written to a versioned store, unless the record in memory is newer: a read
+    /// or a write and an announcement may cross, and a record announced while the call was under way is newer
+    /// than what the call returns. Returns the record now cached.
+    private nonisolated func cacheNewest(_ record: SessionRecord) -> SessionRecord {
+        cache.withLock { cached in
+            if let held = cached, held.storeVersion != nil, held.generation > record.generation { return held }
+            cached = record
+            return record
+        }
+    }
+
+    /// Takes a record that the store announced with a change, unless the one in memory is as new: then it is
+    /// dropped instead (announcements and reads may cross), and the next call reads the store.
+    nonisolated func takeAnnounced(_ item: VersionedItem) {
+        guard var record = try? Self.decode(item.data) else {
+            cache.withLock { $0 = nil }
+            return
+        }
+        record.storeVersion = item.version
+        cache.withLock { cached in
+            guard let held = cached, held.generation >= record.generation else {
+                cached = record
+                return
+            }
+            if held.storeVersion != record.storeVersion || held.generation > record.generation { cached = nil }
+        }
     }
 
     static func decode(_ data: Data?) throws(SessionKitError) -> SessionRecord {

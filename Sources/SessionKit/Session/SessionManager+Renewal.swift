@@ -32,6 +32,10 @@ extension SessionManager {
             }
             fresh = record
         }
+        // A record held at a version the store gave it (read, written or announced) is where a renewal starts:
+        // its lease and its commit are conditional writes, so a stale one costs a refusal, which brings the
+        // stored record back, and never a wrong write.
+        if fresh == nil, let held = cache.withLock({ $0 }), held.storeVersion != nil { fresh = held }
         let running: RunningRenewal
         if let current = renewal.withLock({ $0 }) {
             running = current
@@ -93,6 +97,15 @@ extension SessionManager {
             case .settleJournal:
                 decisions.journalSettled(wrote: try await settlePendingRenewal(readingJournal: true))
             case .takeLease(let current, let generation):
+                // Several instances renewing the same sessions at once: one of them may take this lease in the
+                // next few milliseconds, and its announcement then saves a refused write.
+                if let pause = listening?.pauseBeforeLease() {
+                    await changes.wait(upTo: pause)
+                    if let heard = cache.withLock({ $0 }), heard.storeVersion != nil, heard.generation != generation {
+                        decisions.read(heard)
+                        continue
+                    }
+                }
                 switch try await acquireLease(expecting: generation) {
                 case .acquired(let leased):
                     do {
@@ -104,6 +117,7 @@ extension SessionManager {
                         throw error
                     }
                 case .refused(let stored):
+                    listening?.noteLeaseRefused()
                     decisions.leaseRefused(stored: stored)
                 }
             }
@@ -165,20 +179,35 @@ extension SessionManager {
         async throws(SessionKitError) -> SessionRecord
     {
         states.publish(.renewing)
-        // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`; once
-        // the store has been heard announcing changes, the polls are only a safety net, a second apart.
-        var interval = policy.pollInterval
+        // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`.
+        // A store that announces written items hands the new record over (`storeDidChange(to:)`): then the wait
+        // ends with it, and nothing is read.
+        func endsWait(_ record: SessionRecord) -> Bool {
+            record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false)
+        }
+        // Once the store is known to announce changes (heard, or listened to), polls are only a safety net, a
+        // second apart: a lost listening connection wakes every waiter anyway.
+        let announced = changes.hasSignalled || listening?.isListening == true
+        let ceiling = announced ? max(policy.pollInterval * 8, .seconds(1)) : policy.pollInterval * 8
+        var interval = announced ? ceiling : policy.pollInterval
         while ContinuousClock.now < deadline {
-            await changes.wait(upTo: min(interval, deadline - ContinuousClock.now))
+            if let announced = cache.withLock({ $0 }), announced.storeVersion != nil, endsWait(announced) {
+                return announced
+            }
+            let signalled = await changes.wait(upTo: min(interval, deadline - ContinuousClock.now))
             if Task.isCancelled {
                 throw SessionKitError(code: .cancelled, message: "waiting for the session's renewal was cancelled")
             }
-            let ceiling = changes.hasSignalled ? max(policy.pollInterval * 8, .seconds(1)) : policy.pollInterval * 8
+            if let announced = cache.withLock({ $0 }), announced.storeVersion != nil {
+                if endsWait(announced) { return announced }
+                // Announced with a record that does not end the wait, or nothing announced while announcements
+                // are followed (a lost connection clears the record in memory): there is nothing new to read.
+                // The lease in hand is looked at again on the next turn: its expiry, and its holder's pid.
+                if signalled || listening?.isListening == true { continue }
+            }
             interval = min(interval * 2, ceiling)
             let record = try await loadRecord()
-            if record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false) {
-                return record
-            }
+            if endsWait(record) { return record }
         }
         throw SessionKitError(
             code: .timeout,

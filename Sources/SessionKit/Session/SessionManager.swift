@@ -49,6 +49,8 @@ public actor SessionManager {
     let changes = ChangeSignal()
     /// Told how each renewal ended (a server's metrics), if anyone asked.
     let renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
+    /// Whether the store's announcements reach this manager (a directory following them), if anyone says.
+    let listening: ChangeListening?
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store` (an app's or a
     /// command-line tool's store: Keychain, keyring, encrypted file, memory).
@@ -65,7 +67,7 @@ public actor SessionManager {
     ) {
         self.init(
             provider: provider, asyncStore: SynchronousStoreAdapter(store), synchronousStore: store, account: account,
-            clock: clock, policy: policy, logger: logger, renewalObserver: nil)
+            clock: clock, policy: policy, logger: logger, renewalObserver: nil, listening: nil)
     }
 
     /// Creates a manager for `account`'s session with `provider`, stored in an asynchronous store (a
@@ -80,18 +82,19 @@ public actor SessionManager {
     ) {
         self.init(
             provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
-            policy: policy, logger: logger, renewalObserver: nil)
+            policy: policy, logger: logger, renewalObserver: nil, listening: nil)
     }
 
     /// A manager over an asynchronous store whose renewals are reported to `renewalObserver` (a server's
-    /// metrics).
+    /// metrics), and whose store's announcements reach it while `listening` says so.
     package init(
         provider: ProviderClient, store: any AsyncSecureStore, account: String, clock: SessionClock,
-        policy: RenewalPolicy, logger: Logger?, renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
+        policy: RenewalPolicy, logger: Logger?, renewalObserver: (@Sendable (RenewalOutcome) -> Void)?,
+        listening: ChangeListening? = nil
     ) {
         self.init(
             provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
-            policy: policy, logger: logger, renewalObserver: renewalObserver)
+            policy: policy, logger: logger, renewalObserver: renewalObserver, listening: listening)
     }
 
     private init(
@@ -102,10 +105,12 @@ public actor SessionManager {
         clock: SessionClock,
         policy: RenewalPolicy,
         logger: Logger?,
-        renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
+        renewalObserver: (@Sendable (RenewalOutcome) -> Void)?,
+        listening: ChangeListening?
     ) {
         self.provider = provider
         self.renewalObserver = renewalObserver
+        self.listening = listening
         self.store = asyncStore
         self.synchronousStore = synchronousStore
         self.account = account
@@ -212,11 +217,26 @@ public actor SessionManager {
         changes.signal()
     }
 
+    /// Tells the manager that its record changed in the store and is now `item`, as a store that announces
+    /// written items says (``SecureStore/SecureStoreChange/item``): the manager takes it, so neither the next
+    /// call nor a call waiting for another instance's renewal reads the store. An item no newer than the
+    /// record in memory (they may cross) or one that cannot be read is treated as ``storeDidChange()``.
+    public nonisolated func storeDidChange(to item: VersionedItem) {
+        takeAnnounced(item)
+        changes.signal()
+    }
+
     /// Whether this manager holds something the store does not have yet: a renewal under way, or renewed
     /// credentials that could not be saved. A cache of managers must not drop such a manager, or the next
     /// call would send the spent refresh token again.
     package nonisolated var holdsUnsavedState: Bool {
         renewal.withLock { $0 != nil } || pending.withLock { $0 != nil }
+    }
+
+    /// Whether the record held in memory shows a renewal under way (this instance's or another's): what the
+    /// tests watch for to know that an announced lease has arrived.
+    package nonisolated var heldRecordShowsRenewal: Bool {
+        cache.withLock { $0?.renewal != nil }
     }
 
     /// Forgets what this instance holds in memory, so the next call reads the store again (for

@@ -1,0 +1,67 @@
+import Foundation
+import SecureStore
+
+/// The payloads of `NOTIFY sessionkit_items`, written by the store's statements and read by its change feed.
+///
+/// - `<service>:<digest>:<writer>:<generation>:<key id>:<sealed value, base64>`: an item written by the store
+///   object `writer`, with its new row generation and its value as sealed in the row. Listeners open it with the
+///   store's keys and hand it on, so that a cache takes it without a read.
+/// - `<service>:<digest>:<writer>:<generation>`: the same when the sealed value does not fit in a payload
+///   (PostgreSQL's limit is 8,000 bytes).
+/// - `<service>:<digest>:<writer>` (a delete) and `<service>:<digest>` (a sweep): the item changed; read it.
+/// - `<service>:*`: every item of the service changed.
+///
+/// Anyone who may connect to the database may `NOTIFY` on the channel: a value that fails authentication with
+/// the store's keys (for this service and this digest) is dropped, and the change is announced without it.
+struct Announcement {
+    /// The largest payload PostgreSQL takes, less room for the generation.
+    static let payloadLimit = 7_950
+
+    /// The text before and after the generation (`generation::text` in SQL) of a written item's payload.
+    let head: String
+    let tail: String
+
+    /// The payload for an item written by `writer`, with its sealed value when it fits.
+    init(service: String, digest: Data, writer: String, keyID: String, sealed: Data) {
+        head = "\(service):\(PostgresSessionStore.hex(digest)):\(writer):"
+        let value = ":\(keyID):\(sealed.base64EncodedString())"
+        tail = head.utf8.count + value.utf8.count <= Self.payloadLimit ? value : ""
+    }
+
+    /// Reads a payload of `service` (see the type's documentation), or returns `nil` for another service's.
+    /// `open` opens a sealed value with its key id and the digest, or returns `nil` when it fails.
+    static func change(
+        _ payload: String, service: String, writerID: String, open: (Data, String, Data) -> Data?
+    ) -> SecureStoreChange? {
+        let prefix = service + ":"
+        guard payload.hasPrefix(prefix) else { return nil }
+        let rest = payload.dropFirst(prefix.count)
+        if rest == "*" { return SecureStoreChange(keyDigest: nil) }
+        let parts = rest.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        // A service whose name has this one as a prefix, such as "app:x" for "app", fails the digest check.
+        guard let digest = parts.first, digest.count == 64, digest.allSatisfy(\.isHexDigit) else { return nil }
+        let own = parts.count >= 2 && parts[1] == writerID
+        var item: VersionedItem?
+        // The key id may hold colons; the base64 value after the last one does not.
+        if parts.count == 4, let separator = parts[3].lastIndex(of: ":"), let generation = UInt64(parts[2]),
+            let sealed = Data(base64Encoded: String(parts[3][parts[3].index(after: separator)...])),
+            let digestData = Self.data(hex: digest),
+            let opened = open(sealed, String(parts[3][..<separator]), digestData)
+        {
+            item = VersionedItem(data: opened, version: generation)
+        }
+        return SecureStoreChange(keyDigest: String(digest), isOwnWrite: own, item: item)
+    }
+
+    private static func data(hex: Substring) -> Data? {
+        var data = Data(capacity: hex.count / 2)
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            data.append(byte)
+            index = next
+        }
+        return data
+    }
+}
