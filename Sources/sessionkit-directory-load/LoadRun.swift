@@ -103,18 +103,15 @@ final class LoadRun: Sendable {
         let failures = await withTaskGroup(of: Bool.self) { group in
             var next = 0
             var failures = 0
-            while next < min(settings.concurrency, shard.count) {
+            func add() {
                 let credentials = shard[next]
                 next += 1
                 group.addTask { (try? await provider.renew(credentials)) == nil }
             }
+            while next < min(settings.concurrency, shard.count) { add() }
             for await failed in group {
                 if failed { failures += 1 }
-                if next < shard.count {
-                    let credentials = shard[next]
-                    next += 1
-                    group.addTask { (try? await provider.renew(credentials)) == nil }
-                }
+                if next < shard.count { add() }
             }
             return failures
         }
