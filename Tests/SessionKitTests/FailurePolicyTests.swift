@@ -145,7 +145,33 @@ struct FailurePolicyTests {
             } throws: { error in
                 (error as? SessionKitError)?.code == .signInRequired
             }
+            #expect(!session.holdsUnsavedState, "nothing kept to be saved later")
             #expect(try await !session.hasSession())
+            #expect(try await !live.relaunched().hasSession())
+        }
+    }
+
+    @Test("a sign-out while the provider answers a renewal: the answer is dropped, not set aside as unsaved")
+    func signOutBeforeCommit() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            live.expire(credentials)
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(1).only(.refreshToken), into: .token)
+            let session = live.session
+            let renewal = Task { try await session.credentials() }
+            try await Task.sleep(for: .milliseconds(300))
+            // Without revocation the provider still answers the renewal, after the sign-out was written.
+            #expect(try await session.logout(revoke: false).hadSession)
+            await #expect {
+                _ = try await renewal.value
+            } throws: { error in
+                (error as? SessionKitError)?.code == .signInRequired
+                    && (error as? SessionKitError)?.message.contains("signed out while") == true
+                    && (error as? SessionKitError)?.message.contains("could not be saved") == false
+            }
+            #expect(!session.holdsUnsavedState, "the dropped renewal is not kept to be saved later")
             #expect(try await !live.relaunched().hasSession())
         }
     }

@@ -17,19 +17,25 @@ extension SessionManager {
     /// Saves renewed credentials, trying the store write again on a passing failure (a lock held by another
     /// process). When it cannot be saved, the renewal is kept in memory and set aside in the store's journal
     /// (``SecureStoreJournal``), so that the next call here or in another process saves it instead of spending
-    /// the refresh token again; the error says so, and is retryable.
+    /// the refresh token again; the error says so, and is retryable. ``RenewalCommit`` decides.
     func commitRenewal(
         _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
     ) async throws(SessionKitError) -> Credentials {
+        let plan = RenewalCommit(
+            renewed: renewed, replacing: current, leasedGeneration: leasedGeneration, owner: ownerID)
         var attempt = 0
         while true {
             do {
-                return try await commit(
-                    renewed, replacing: current, leasedGeneration: leasedGeneration, announce: announce)
-            } catch  where error.code == .storeUnavailable && attempt < policy.transientRetries + 1 {
-                attempt += 1
-                try? await Task.sleep(for: policy.retryDelay * attempt)
+                return try await commit(plan, announce: announce)
             } catch {
+                attempt += 1
+                switch RenewalCommit.afterFailure(error.code, attempt: attempt, policy: policy) {
+                case .retry(let pause):
+                    try? await Task.sleep(for: pause)
+                    continue
+                case .fail: throw error
+                case .setAside: break
+                }
                 let kept = await setAside(PendingRenewal(generation: leasedGeneration, credentials: renewed))
                 states.publish(.storeUnavailable(reason: error.message))
                 throw SessionKitError(
@@ -44,27 +50,17 @@ extension SessionManager {
 
     /// Writes renewed credentials in one atomic write, unless the session was signed out or replaced
     /// while the request was under way: then the renewal is discarded and its refresh token revoked.
-    private func commit(
-        _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
-    )
-        async throws(SessionKitError) -> Credentials
-    {
-        let (record, changed) = try await updateRecord { stored in
-            guard stored.generation == leasedGeneration, stored.renewal?.owner == ownerID else { return nil }
-            var next = stored
-            next.credentials = renewed
-            next.renewal = nil
-            return next
-        }
+    private func commit(_ plan: RenewalCommit, announce: Bool) async throws(SessionKitError) -> Credentials {
+        let (record, changed) = try await updateRecord { plan.record(over: $0) }
         guard changed else {
-            discard(renewed, keeping: record.credentials, replacing: current)
+            revoke(plan.tokenToRevoke(whenStoreHolds: record.credentials))
             if let replacement = record.credentials { return replacement }
             throw SessionKitError(
                 code: .signInRequired, message: "the session was signed out while it was being renewed")
         }
-        if announce { states.publish(.didRenew(until: renewed.expiresAt)) }
+        if announce { states.publish(.didRenew(until: plan.renewed.expiresAt)) }
         states.publish(.active(until: record.credentials?.expiresAt))
-        return renewed
+        return plan.renewed
     }
 
     /// Keeps `pending` in memory and, where the store has a journal, sets it aside there too.
@@ -95,14 +91,10 @@ extension SessionManager {
         var found = pending.withLock { $0 }
         if found == nil, readingJournal { found = try await journaledRenewal() }
         guard let pending = found else { return false }
-        let (record, changed) = try await updateRecord { stored in
-            guard stored.generation == pending.generation else { return nil }
-            var next = stored
-            next.credentials = pending.credentials
-            next.renewal = nil
-            return next
-        }
-        if !changed { discard(pending.credentials, keeping: record.credentials, replacing: nil) }
+        let plan = RenewalCommit(
+            renewed: pending.credentials, replacing: nil, leasedGeneration: pending.generation, owner: nil)
+        let (record, changed) = try await updateRecord { plan.record(over: $0) }
+        if !changed { revoke(plan.tokenToRevoke(whenStoreHolds: record.credentials)) }
         self.pending.withLock { $0 = nil }
         do {
             if store.keepsJournal { try await store.setJournalEntry(nil, forKey: storeKey) }
@@ -145,12 +137,11 @@ extension SessionManager {
         return dropped
     }
 
-    /// Revokes the refresh token of renewed credentials that will not be stored, unless the store holds
-    /// that same token or it is the one they replaced.
-    private func discard(_ renewed: Credentials, keeping stored: Credentials?, replacing current: Credentials?) {
-        guard let rotated = renewed.refreshToken, rotated != current?.refreshToken, rotated != stored?.refreshToken
-        else { return }
+    /// Revokes a refresh token that will not be stored (``RenewalCommit/tokenToRevoke(whenStoreHolds:)``), in
+    /// the background: the caller's answer does not wait for the provider.
+    private func revoke(_ token: Secret?) {
+        guard let token else { return }
         let provider = self.provider
-        Task { try? await provider.revoke(rotated) }
+        Task { try? await provider.revoke(token) }
     }
 }
