@@ -99,7 +99,7 @@ struct SessionIndex: Sendable {
     private static func jtiKey(_ jwtID: String) -> String { "bff.logout-jti." + hex(jwtID) }
 
     private static func hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(text.utf8)))
     }
 }
 

@@ -23,45 +23,41 @@ struct Announcement {
 
     /// The payload for an item written by `writer`, with its sealed value when it fits.
     init(service: String, digest: Data, writer: String, keyID: String, sealed: Data) {
-        head = "\(service):\(PostgresSessionStore.hex(digest)):\(writer):"
+        head = "\(service):\(Hex.string(digest)):\(writer):"
         let value = ":\(keyID):\(sealed.base64EncodedString())"
         tail = head.utf8.count + value.utf8.count <= Self.payloadLimit ? value : ""
     }
 
     /// Reads a payload of `service` (see the type's documentation), or returns `nil` for another service's.
-    /// `open` opens a sealed value with its key id and the digest, or returns `nil` when it fails.
+    /// `open` opens a sealed value with its key id and the digest, or returns `nil` when it fails; it is not
+    /// called for the store's own writes (`writerID`), whose writer holds what it wrote.
+    ///
+    /// Works on the payload's UTF-8 bytes: every instance reads every announcement, and walking a few kilobytes
+    /// of base64 as `Character`s was most of a listener's cost in the renewal storm of `Benchmarks/server.sh`.
     static func change(
         _ payload: String, service: String, writerID: String, open: (Data, String, Data) -> Data?
     ) -> SecureStoreChange? {
-        let prefix = service + ":"
-        guard payload.hasPrefix(prefix) else { return nil }
-        let rest = payload.dropFirst(prefix.count)
-        if rest == "*" { return SecureStoreChange(keyDigest: nil) }
-        let parts = rest.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        let bytes = Array(payload.utf8)
+        let prefix = Array(service.utf8) + [colon]
+        guard bytes.starts(with: prefix) else { return nil }
+        let rest = bytes[prefix.count...]
+        if rest.elementsEqual("*".utf8) { return SecureStoreChange(keyDigest: nil) }
+        let parts = rest.split(separator: colon, maxSplits: 3, omittingEmptySubsequences: false)
         // A service whose name has this one as a prefix, such as "app:x" for "app", fails the digest check.
-        guard let digest = parts.first, digest.count == 64, digest.allSatisfy(\.isHexDigit) else { return nil }
-        let own = parts.count >= 2 && parts[1] == writerID
+        guard let digest = parts.first, digest.count == 64, let digestBytes = Hex.bytes(digest) else { return nil }
+        let digestText = String(decoding: digest, as: UTF8.self).lowercased()
+        let own = parts.count >= 2 && parts[1].elementsEqual(writerID.utf8)
         var item: VersionedItem?
         // The key id may hold colons; the base64 value after the last one does not.
-        if parts.count == 4, let separator = parts[3].lastIndex(of: ":"), let generation = UInt64(parts[2]),
-            let sealed = Data(base64Encoded: String(parts[3][parts[3].index(after: separator)...])),
-            let digestData = Self.data(hex: digest),
-            let opened = open(sealed, String(parts[3][..<separator]), digestData)
+        if !own, parts.count == 4, let separator = parts[3].lastIndex(of: colon),
+            let generation = UInt64(String(decoding: parts[2], as: UTF8.self)),
+            let sealed = Data(base64Encoded: Data(parts[3][(separator + 1)...])),
+            let opened = open(sealed, String(decoding: parts[3][..<separator], as: UTF8.self), Data(digestBytes))
         {
             item = VersionedItem(data: opened, version: generation)
         }
-        return SecureStoreChange(keyDigest: String(digest), isOwnWrite: own, item: item)
+        return SecureStoreChange(keyDigest: digestText, isOwnWrite: own, item: item)
     }
 
-    private static func data(hex: Substring) -> Data? {
-        var data = Data(capacity: hex.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            data.append(byte)
-            index = next
-        }
-        return data
-    }
+    private static let colon = UInt8(ascii: ":")
 }

@@ -116,10 +116,19 @@ extension PostgresSessionStore {
     }
 
     /// Why no connection could be had, when the server gives a reason: the pool keeps its connection errors to
-    /// itself, so one connection of the store's own, outside the pool, is tried for at most `limit`. Its error is
-    /// returned (a server that is down, a wrong password, a refused certificate); `nil` when it connects (the pool
-    /// is only busy) or gets no answer in time (the server is slow or hung: the call's deadline decides).
+    /// itself, so one connection of the store's own, outside the pool, is tried for at most `limit`, one at a time
+    /// for all waiting calls (``ConnectionProbe``). Its error is returned (a server that is down, a wrong
+    /// password, a refused certificate); `nil` when it connects (the pool is only busy) or gets no answer in time
+    /// (the server is slow or hung: the call's deadline decides).
     private func connectionFailure(while action: String, within limit: Duration) async -> SecureStoreError? {
+        let connectTimeout = configuration.connectTimeout
+        return await probe.failure(within: limit) { [self] in
+            await probeConnection(while: action, within: connectTimeout)
+        }
+    }
+
+    /// One probe: a connection outside the pool, closed at once, tried for at most `limit`.
+    private func probeConnection(while action: String, within limit: Duration) async -> SecureStoreError? {
         let probe = Task { [connectionConfiguration, logger] in
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: connectionConfiguration, id: 0,
@@ -142,6 +151,17 @@ extension PostgresSessionStore {
         return try await connection.query(query, logger: logger).collect()
     }
 
+    /// Runs one prepared statement on `connection` (preparing it on the connection's first use) and returns its
+    /// rows.
+    func execute<Statement: PostgresPreparedStatement>(_ connection: PostgresConnection, _ statement: Statement)
+        async throws -> [PostgresRow] where Statement.Row == PostgresRow
+    {
+        statements.add(1, ordering: .relaxed)
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+        return rows
+    }
+
     /// Opens the `sealed, key_id` of a row of items (or, for `.journalValue`, of journal entries).
     func openValue(_ row: PostgresRow, digest: ByteBuffer, purpose: RowSealer.Purpose = .itemValue)
         throws(SecureStoreError) -> Data
@@ -154,7 +174,7 @@ extension PostgresSessionStore {
             keyID: keyID,
             purpose: purpose,
             keyDigest: digestData,
-            what: "\(what) in row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
+            what: "\(what) in row \(Hex.string(digestData).prefix(16))… of service '\(service)'"
         )
     }
 
@@ -177,7 +197,7 @@ extension PostgresSessionStore {
     /// The NOTIFY payload for the item whose key has `digest`: `<service>:<digest>`, and `:<writer>` when
     /// `own` (so that this store's ``changes()`` marks it as its own write).
     func notification(_ digest: ByteBuffer, own: Bool) -> String {
-        let base = service + ":" + Self.hex(Data(digest.readableBytesView))
+        let base = service + ":" + Hex.string(Data(digest.readableBytesView))
         return own ? base + ":" + writerID : base
     }
 
@@ -206,9 +226,5 @@ extension PostgresSessionStore {
         bytes.append(contentsOf: digest.readableBytesView)
         let hash = SHA256.hash(data: bytes)
         return hash.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-    }
-
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
     }
 }

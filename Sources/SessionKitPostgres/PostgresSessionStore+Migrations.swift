@@ -41,7 +41,24 @@ extension PostgresSessionStore {
                 """,
                 "CREATE INDEX sessionkit_items_updated_at ON sessionkit_items (updated_at)",
             ]
-        )
+        ),
+        // Sealed values are ciphertext: compressing them never pays, and a session record of 2-4 KB was being
+        // compressed in vain and moved out of line on every write (a tenth of PostgreSQL's CPU in the renewal
+        // storm of Benchmarks/server.sh). Rows up to a page now stay whole in the table.
+        Migration(
+            version: 2,
+            summary: "sealed values stored uncompressed and inline up to a page",
+            statements: [
+                """
+                ALTER TABLE sessionkit_items ALTER COLUMN sealed SET STORAGE EXTERNAL,
+                    ALTER COLUMN key_sealed SET STORAGE EXTERNAL, SET (toast_tuple_target = 8160)
+                """,
+                """
+                ALTER TABLE sessionkit_journal ALTER COLUMN sealed SET STORAGE EXTERNAL,
+                    SET (toast_tuple_target = 8160)
+                """,
+            ]
+        ),
     ]
 
     /// The advisory lock that serialises ``migrate()`` across instances (an arbitrary constant: "SKmigrat").
@@ -61,6 +78,9 @@ extension PostgresSessionStore {
     ///   and `sealed bytea` (AES-GCM of the key and of the value), `key_id text`, `generation bigint`,
     ///   `updated_at timestamptz`; primary key `(service, key_digest)`.
     /// - `sessionkit_journal`: the same without `key_sealed` and `generation`.
+    ///
+    /// Version 2 stores the sealed columns uncompressed (`STORAGE EXTERNAL`: ciphertext does not compress) and
+    /// keeps rows of up to a page in the table (`toast_tuple_target = 8160`).
     ///
     /// The role needs the right to create tables in the database's search path the first time, and
     /// `SELECT, INSERT, UPDATE, DELETE` on those tables afterwards.

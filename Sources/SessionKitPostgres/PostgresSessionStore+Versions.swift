@@ -8,12 +8,7 @@ extension PostgresSessionStore: VersionedSecureStore {
     public func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem {
         let digest = try Self.digest(key)
         let rows = try await call("reading an item") { [self] connection in
-            try await execute(
-                connection,
-                """
-                SELECT sealed, key_id, generation FROM sessionkit_items
-                WHERE service = \(service) AND key_digest = \(digest)
-                """)
+            try await execute(connection, PreparedStatements.ReadItem(service: service, digest: digest))
         }
         guard let row = rows.first else { return VersionedItem(data: nil, version: 0) }
         let (_, _, generation) = try decodeRow(row, as: (ByteBuffer, String, Int64).self)
@@ -49,41 +44,19 @@ extension PostgresSessionStore: VersionedSecureStore {
         // The key is sealed again too: both are under the current key, which the row's key id names.
         let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
         let keyID = sealer.keys.current.id
-        let announced = announcement(digest, keyID: keyID, sealed: sealed)
+        let write = PreparedStatements.ItemWrite(
+            service: service, digest: digest, sealedKey: sealedKey, sealed: sealed, keyID: keyID,
+            announcement: announcement(digest, keyID: keyID, sealed: sealed))
         guard version != 0 else {
             let rows = try await call("replacing an item") { [self] connection in
-                try await execute(
-                    connection,
-                    """
-                    WITH written AS (
-                        INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id)
-                        VALUES (\(service), \(digest), \(sealedKey), \(sealed), \(keyID))
-                        ON CONFLICT (service, key_digest) DO NOTHING
-                        RETURNING generation)
-                    SELECT generation FROM written, LATERAL (SELECT pg_notify(\(Self.notificationChannel),
-                        \(announced.head) || generation::text || \(announced.tail))) n
-                    """)
+                try await execute(connection, PreparedStatements.InsertItem(write: write))
             }
             guard let row = rows.first else { return .refused(current: nil) }
             let (generation) = try decodeRow(row, as: (Int64).self)
             return .written(version: UInt64(generation))
         }
         let rows = try await call("replacing an item") { [self] connection in
-            try await execute(
-                connection,
-                """
-                WITH written AS (
-                    UPDATE sessionkit_items SET key_sealed = \(sealedKey), sealed = \(sealed), key_id = \(keyID),
-                        generation = generation + 1, updated_at = now()
-                    WHERE service = \(service) AND key_digest = \(digest) AND generation = \(expected)
-                    RETURNING generation)
-                SELECT true, generation, NULL::bytea, NULL::text FROM written,
-                    LATERAL (SELECT pg_notify(\(Self.notificationChannel),
-                        \(announced.head) || generation::text || \(announced.tail))) n
-                UNION ALL
-                SELECT false, generation, sealed, key_id FROM sessionkit_items
-                WHERE service = \(service) AND key_digest = \(digest) AND NOT EXISTS (SELECT 1 FROM written)
-                """)
+            try await execute(connection, PreparedStatements.UpdateItem(write: write, expected: expected))
         }
         // No row in the snapshot: deleted, or deleted and written again since; a read tells.
         guard let row = rows.first else { return .refused(current: nil) }
@@ -94,7 +67,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         let (_, _, sealedNow, keyIDNow) = try decodeRow(row, as: (Bool, Int64, ByteBuffer, String).self)
         let current = try sealer.open(
             Data(sealedNow.readableBytesView), keyID: keyIDNow, purpose: .itemValue, keyDigest: digestData,
-            what: "the item in row \(Self.hex(digestData).prefix(16))… of service '\(service)'")
+            what: "the item in row \(Hex.string(digestData).prefix(16))… of service '\(service)'")
         return .refused(current: VersionedItem(data: current, version: UInt64(generation)))
     }
 }

@@ -58,6 +58,8 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// Names this store object in its NOTIFY payloads, so that ``changes()`` can mark its own writes.
     let writerID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     let statements = Atomic<Int>(0)
+    /// Why the pool hands out no connection, found once for all waiting calls.
+    let probe = ConnectionProbe()
     let metrics: StoreMetrics
 
     /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
@@ -200,12 +202,12 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
                 keyID: keyID,
                 purpose: .itemKey,
                 keyDigest: digestData,
-                what: "the key of row \(Self.hex(digestData).prefix(16))… of service '\(service)'"
+                what: "the key of row \(Hex.string(digestData).prefix(16))… of service '\(service)'"
             )
             guard let key = String(data: plain, encoding: .utf8), Self.digestData(key) == digestData else {
                 throw SecureStoreError(
                     code: .corrupted,
-                    message: "the key of row \(Self.hex(digestData).prefix(16))… of service '\(service)' does not "
+                    message: "the key of row \(Hex.string(digestData).prefix(16))… of service '\(service)' does not "
                         + "match its digest; delete the row"
                 )
             }

@@ -41,18 +41,19 @@ struct RowSealer: Sendable {
     /// Opens a value sealed with the key `keyID`.
     ///
     /// - Throws: ``SecureStoreError/Code/corrupted`` when the key is unknown or the value fails authentication.
-    ///   `what` names the row in the message (never a key's plaintext that could be a secret).
+    ///   `what` names the row in the message (never a key's plaintext that could be a secret); it is made only
+    ///   for a message.
     func open(
         _ sealed: Data,
         keyID: String,
         purpose: Purpose,
         keyDigest: Data,
-        what: String
+        what: @autoclosure () -> String
     ) throws(SecureStoreError) -> Data {
         guard let key = keys.key(withID: keyID) else {
             throw SecureStoreError(
                 code: .corrupted,
-                message: "\(what) is sealed with key id '\(keyID)', which this store does not have (it has "
+                message: "\(what()) is sealed with key id '\(keyID)', which this store does not have (it has "
                     + "\(keys.description)); add that key to Keys.previous, or delete the row if the key is lost"
             )
         }
@@ -62,7 +63,7 @@ struct RowSealer: Sendable {
         } catch {
             throw SecureStoreError(
                 code: .corrupted,
-                message: "\(what) failed authentication with key id '\(keyID)': it was modified, moved from another "
+                message: "\(what()) failed authentication with key id '\(keyID)': it was modified, moved from another "
                     + "row or sealed with a different key under the same id; delete the row (the user signs in again)",
                 underlyingError: error
             )

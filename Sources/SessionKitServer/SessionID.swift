@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SecureStore
 public import SessionKit
 
 /// The random id of one server-side session: 256 bits from the system's secure generator, as 43 base64url
@@ -43,7 +44,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
 
     /// The account name the store keeps this session under: the id's SHA-256, in hex.
     public var account: String {
-        "sid-sha256:" + SHA256.hash(data: Data(rawValue.utf8)).map { String(format: "%02x", $0) }.joined()
+        "sid-sha256:" + Hex.string(SHA256.hash(data: Data(rawValue.utf8)))
     }
 
     /// The first six characters only: enough to tell sessions apart in a log, too few to use.

@@ -180,7 +180,8 @@ final class LoadRun: Sendable {
                 return (index, "ok \(digest)", ContinuousClock.now - started)
             } catch {
                 guard error.isRetryable, ContinuousClock.now - started < settings.retryFor else {
-                    return (index, "error \(error.code)", ContinuousClock.now - started)
+                    // A message names what failed and never a secret (the house rule for every error).
+                    return (index, "error \(error.code): \(error.message)", ContinuousClock.now - started)
                 }
                 if !retrying {
                     retrying = true

@@ -43,7 +43,7 @@ struct EncryptionTests {
         )
         let printed = try text[0].decode(String.self)
         #expect(!printed.contains(secret) && !printed.contains(key))
-        #expect(!printed.contains(PostgresSessionStore.hex(Data(secret.utf8))))
+        #expect(!printed.contains(Hex.string(Data(secret.utf8))))
     }
 
     @Test("Values swapped between rows fail as corrupted, naming what to do; other rows still read")

@@ -125,6 +125,59 @@ struct PostgresDirectoryTests {
         }
     }
 
+    @Test("a first call for a session another instance wrote moments before takes the announced record, read nothing")
+    func firstCallTakesAnnounced() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let (a, b) = (
+                try await Self.instance(emulator, service: service, time: time),
+                try await Self.instance(emulator, service: service, time: time)
+            )
+            defer { for instance in [a, b] { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            var ids: [SessionID] = []
+            for _ in 0..<3 { ids.append(try await a.directory.create(credentials)) }
+            let (kept, ended, swept) = (ids[0], ids[1], ids[2])
+            try await Self.until("B kept the three announced records") { b.directory.announcedRecordCount == 3 }
+            let created = try #require(b.directory.announcedVersion(for: ended))
+            try await a.directory.logout(ended, revoke: false)
+            try await Self.until("B kept the cleared record") {
+                (b.directory.announcedVersion(for: ended) ?? 0) > created
+            }
+            // A change announced without its record (a sweep's, or one too big for a notification) forgets it.
+            b.directory.storeDidChange(
+                digest: SecureStoreChange.digest(ofKey: a.directory.manager(for: swept).storeKey))
+            #expect(b.directory.announcedRecordCount == 2)
+
+            let before = b.store.statementCount
+            #expect(try await b.directory.credentials(for: kept) == credentials)
+            await #expect {
+                try await b.directory.credentials(for: ended)
+            } throws: {
+                ($0 as? SessionKitError)?.code == .signInRequired
+            }
+            #expect(b.store.statementCount == before, "both from the announced records, not from reads")
+            #expect(b.directory.announcedRecordCount == 0, "each taken by its session's manager")
+            #expect(try await b.directory.credentials(for: swept) == credentials)
+            #expect(b.store.statementCount == before + 1, "the forgotten one is read")
+        }
+    }
+
+    /// Waits up to 5 s for `condition`; records `what` as an issue if it never holds.
+    static func until(_ what: String, _ condition: () -> Bool) async throws {
+        let start = ContinuousClock.now
+        while !condition() {
+            guard ContinuousClock.now - start < .seconds(5) else {
+                Issue.record("timed out: \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test("a valid token is served from memory: 1,000 calls for 50 sessions send no statement to the database")
     func noRoundTripWhileValid() async throws {
         try await LiveEmulator.with { emulator in

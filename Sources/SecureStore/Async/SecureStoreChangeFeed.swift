@@ -56,6 +56,6 @@ public struct SecureStoreChange: Sendable, Hashable, CustomStringConvertible {
 
     /// The hex SHA-256 of `key`, as changes name items.
     public static func digest(ofKey key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(key.utf8)))
     }
 }

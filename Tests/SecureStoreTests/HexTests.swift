@@ -1,0 +1,26 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import SecureStore
+
+@Suite("Hex")
+struct HexTests {
+    @Test("Bytes are written as Foundation's %02x writes them, and read back")
+    func roundTrip() {
+        let samples: [[UInt8]] = [
+            [], [0], [0x0f, 0xf0, 0xff], Array(0...255), Array(SHA256.hash(data: Data("k".utf8))),
+        ]
+        for bytes in samples {
+            let text = Hex.string(bytes)
+            #expect(text == bytes.map { String(format: "%02x", $0) }.joined())
+            #expect(Hex.bytes(text.utf8) == bytes)
+        }
+        #expect(Hex.bytes("0A0b".utf8) == [0x0a, 0x0b], "either case is read")
+    }
+
+    @Test("Odd lengths and characters that are not hexadecimal are refused", arguments: ["0", "0g", "zz", " 0", "0:"])
+    func refusesMalformed(text: String) {
+        #expect(Hex.bytes(text.utf8) == nil)
+    }
+}
