@@ -36,6 +36,7 @@ extension SessionDirectory {
     /// record changed: it takes `item` when the store announced the record with the change, or else reads the
     /// store on its next use; a call waiting for its renewal looks at once. The managers stay cached, so state
     /// streams handed out earlier go on.
+    ///
     /// A change to a session no manager here holds is remembered with its record (see ``LRU/remember(_:digest:)``),
     /// for a first call that comes moments later.
     func storeDidChange(digest: String?, item: VersionedItem? = nil) {

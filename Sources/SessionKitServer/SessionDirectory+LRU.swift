@@ -86,7 +86,7 @@ extension SessionDirectory {
         }
 
         /// Keeps the record the store announced for a session no manager here holds (`item`), or forgets what
-        /// was kept for it when the change came without one; every kept record for `digest` `nil`.
+        /// was kept for it when the change came without one. A `nil` digest (every item changed) forgets them all.
         mutating func remember(_ item: VersionedItem?, digest: String?) {
             guard let digest else {
                 announced.removeAll()

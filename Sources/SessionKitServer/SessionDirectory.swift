@@ -190,11 +190,14 @@ public final class SessionDirectory: Sendable {
         }
         metrics.cacheMisses.increment()
         // Reachable by the store's announcements meanwhile (a renewal elsewhere that this call waits for).
-        let (manager, announced) = cache.withLock { lru in lru.arrive(id) { makeManager(account: id.account) } }
+        let manager = cache.withLock { lru in
+            let (manager, announced) = lru.arrive(id) { makeManager(account: id.account) }
+            // Another instance wrote this session moments ago and the store announced it: no read needed. Handed
+            // over under the lock, so that no newer announcement can reach the manager first.
+            if let announced { manager.storeDidChange(to: announced) }
+            return manager
+        }
         defer { cache.withLock { $0.depart(id) } }
-        // Another instance wrote this session moments ago and the store announced it: no read needed. An
-        // announcement that came since is newer, and the manager keeps the newer.
-        if let announced { manager.storeDidChange(to: announced) }
         do {
             let result = try await body(manager)
             admit(manager, for: id)
