@@ -36,20 +36,8 @@ extension SessionDirectory {
     /// record changed: it takes `item` when the store announced the record with the change, or else reads the
     /// store on its next use; a call waiting for its renewal looks at once. The managers stay cached, so state
     /// streams handed out earlier go on.
-    ///
-    /// A change to a session no manager here holds is remembered with its record (see ``LRU/remember(_:digest:)``),
-    /// for a first call that comes moments later.
     func storeDidChange(digest: String?, item: VersionedItem? = nil) {
-        let managers = cache.withLock { lru in
-            guard let digest else {
-                lru.remember(nil, digest: nil)
-                return lru.managers
-            }
-            guard let manager = lru.manager(digest: digest) else {
-                lru.remember(item, digest: digest)
-                return []
-            }
-            return [manager]
+        let managers = cache.withLock { lru in digest.map { lru.manager(digest: $0).map { [$0] } ?? [] } ?? lru.managers
         }
         for manager in managers {
             if let item, digest != nil { manager.storeDidChange(to: item) } else { manager.storeDidChange() }

@@ -15,15 +15,6 @@ extension SessionDirectory {
         /// store's announcements reach them too, and concurrent first calls for one session share one.
         private var arriving: [SessionID: (manager: SessionManager, digest: String, calls: Int)] = [:]
         private var arrivingByDigest: [String: SessionID] = [:]
-        /// Records the store announced for sessions no manager here holds, by digest, each with the clock when it
-        /// came: a first call for one of them starts from it instead of reading the store. At most
-        /// ``announcedCapacity``; kept current by the same announcements, and forgotten with any change that
-        /// comes without its record.
-        private var announced: [String: (item: VersionedItem, stamp: UInt64)] = [:]
-
-        /// How many announced records are kept for sessions not cached here (a few megabytes at most): enough
-        /// for the instances of a fleet that reach the same sessions within moments of each other.
-        static let announcedCapacity = 1_024
 
         var count: Int { entries.count }
 
@@ -35,24 +26,18 @@ extension SessionDirectory {
             return entry.manager
         }
 
-        /// Caches `manager` for `id`; returns the record the store last announced for the session when one was
-        /// kept (hand it to a new manager).
-        @discardableResult
-        mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) -> VersionedItem? {
+        mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
             clock += 1
             let digest = SecureStoreChange.digest(ofKey: manager.storeKey)
             entries[id] = (manager, digest, clock)
             byDigest[digest] = id
-            // From now on announcements reach the manager: a kept record would only grow stale.
-            let kept = announced.removeValue(forKey: digest)?.item
-            guard entries.count > capacity else { return kept }
+            guard entries.count > capacity else { return }
             // A manager that holds a renewal the store has not saved (the database was down) stays, whatever
             // its age: dropping it would lose the only copy of a refresh token the provider has rotated.
             let excess = entries.count - capacity + max(0, capacity / 8)
             let oldest = entries.filter { $0.key != id && !$0.value.manager.holdsUnsavedState }
                 .sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
             for key in oldest { drop(key) }
-            return kept
         }
 
         /// The cached manager of the session stored under `account`, if any.
@@ -70,44 +55,19 @@ extension SessionDirectory {
         var managers: [SessionManager] { entries.values.map(\.manager) + arriving.values.map(\.manager) }
 
         /// The manager a first call for `id` uses until the store has shown that the session exists: the one
-        /// another first call for it uses, or a new one from `make`, with the record the store last announced
-        /// for it when one is kept (hand it to the manager). Balance with ``depart(_:)``.
-        mutating func arrive(_ id: SessionID, make: () -> SessionManager) -> (SessionManager, VersionedItem?) {
+        /// another first call for it uses, or a new one from `make`. Balance with ``depart(_:)``.
+        mutating func arrive(_ id: SessionID, make: () -> SessionManager) -> SessionManager {
             if var entry = arriving[id] {
                 entry.calls += 1
                 arriving[id] = entry
-                return (entry.manager, nil)
+                return entry.manager
             }
             let manager = make()
             let digest = SecureStoreChange.digest(ofKey: manager.storeKey)
             arriving[id] = (manager, digest, 1)
             arrivingByDigest[digest] = id
-            return (manager, announced.removeValue(forKey: digest)?.item)
+            return manager
         }
-
-        /// Keeps the record the store announced for a session no manager here holds (`item`), or forgets what
-        /// was kept for it when the change came without one. A `nil` digest (every item changed) forgets them all.
-        mutating func remember(_ item: VersionedItem?, digest: String?) {
-            guard let digest else {
-                announced.removeAll()
-                return
-            }
-            guard let item else {
-                announced[digest] = nil
-                return
-            }
-            clock += 1
-            announced[digest] = (item, clock)
-            guard announced.count > Self.announcedCapacity else { return }
-            let oldest = announced.sorted { $0.value.stamp < $1.value.stamp }.prefix(Self.announcedCapacity / 8)
-            for (key, _) in oldest { announced[key] = nil }
-        }
-
-        /// How many announced records are kept for sessions not cached here.
-        var announcedCount: Int { announced.count }
-
-        /// The version of the record kept for the session whose store key has this digest, if one is kept.
-        func announcedVersion(digest: String) -> UInt64? { announced[digest]?.item.version }
 
         /// A first call for `id` ended; the manager stays reachable while other first calls use it.
         mutating func depart(_ id: SessionID) {

@@ -155,23 +155,12 @@ public final class SessionDirectory: Sendable {
     /// traffic once it is, since from then on a change anywhere reaches this instance's sessions at once.
     public var isFollowingChanges: Bool { listening.isListening }
 
-    /// How many records the store announced are kept for sessions not cached here (see ``LRU/remember(_:digest:)``).
-    package var announcedRecordCount: Int { cache.withLock { $0.announcedCount } }
-
-    /// The version of the announced record kept for `id`, if one is kept.
-    package func announcedVersion(for id: SessionID) -> UInt64? {
-        let digest = SecureStoreChange.digest(ofKey: makeManager(account: id.account).storeKey)
-        return cache.withLock { $0.announcedVersion(digest: digest) }
-    }
-
     /// The session's manager: the cached one, or a new one, cached (cheap: it reads nothing until used).
     func manager(for id: SessionID) -> SessionManager {
         cache.withLock { lru in
             if let manager = lru.use(id) { return manager }
             let manager = makeManager(account: id.account)
-            if let announced = lru.insert(manager, for: id, capacity: capacity) {
-                manager.storeDidChange(to: announced)
-            }
+            lru.insert(manager, for: id, capacity: capacity)
             metrics.cachedSessions.record(lru.count)
             return manager
         }
@@ -190,13 +179,7 @@ public final class SessionDirectory: Sendable {
         }
         metrics.cacheMisses.increment()
         // Reachable by the store's announcements meanwhile (a renewal elsewhere that this call waits for).
-        let manager = cache.withLock { lru in
-            let (manager, announced) = lru.arrive(id) { makeManager(account: id.account) }
-            // Another instance wrote this session moments ago and the store announced it: no read needed. Handed
-            // over under the lock, so that no newer announcement can reach the manager first.
-            if let announced { manager.storeDidChange(to: announced) }
-            return manager
-        }
+        let manager = cache.withLock { lru in lru.arrive(id) { makeManager(account: id.account) } }
         defer { cache.withLock { $0.depart(id) } }
         do {
             let result = try await body(manager)
