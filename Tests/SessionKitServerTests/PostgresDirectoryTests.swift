@@ -19,6 +19,26 @@ struct PostgresDirectoryTests {
         let follower: Task<Void, Never>
     }
 
+    /// Runs `body` with the emulator, a test clock, two instances of one service that follow the store's changes
+    /// (and are listening), and a user's credentials from a sign-in.
+    static func withTwoInstances(
+        _ body: (AuthEmulator, TestClock, Instance, Instance, Credentials) async throws -> Void
+    ) async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let (a, b) = (
+                try await Self.instance(emulator, service: service, time: time),
+                try await Self.instance(emulator, service: service, time: time)
+            )
+            defer { for instance in [a, b] { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            try await body(emulator, time, a, b, credentials)
+        }
+    }
+
     static func instance(_ emulator: AuthEmulator, service: String, time: TestClock) async throws -> Instance {
         let store = try await TestPostgres.store(service: service)
         let provider = ProviderClient(configuration: try emulator.providerConfiguration(), clock: time.clock)
@@ -90,17 +110,7 @@ struct PostgresDirectoryTests {
 
     @Test("a renewal on one instance reaches another with its record: a caller waiting there reads nothing")
     func renewalAnnounced() async throws {
-        try await LiveEmulator.with { emulator in
-            let service = "tests.directory.\(UUID().uuidString)"
-            let time = TestClock()
-            let (a, b) = (
-                try await Self.instance(emulator, service: service, time: time),
-                try await Self.instance(emulator, service: service, time: time)
-            )
-            defer { for instance in [a, b] { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
-            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
-                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+        try await Self.withTwoInstances { emulator, time, a, b, credentials in
             let id = try await a.directory.create(credentials)
             #expect(try await b.directory.credentials(for: id) == credentials)
             time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
@@ -127,17 +137,7 @@ struct PostgresDirectoryTests {
 
     @Test("a session another instance created and this one ended is refused here at once, whatever was announced")
     func endedHereStaysEnded() async throws {
-        try await LiveEmulator.with { emulator in
-            let service = "tests.directory.\(UUID().uuidString)"
-            let time = TestClock()
-            let (a, b) = (
-                try await Self.instance(emulator, service: service, time: time),
-                try await Self.instance(emulator, service: service, time: time)
-            )
-            defer { for instance in [a, b] { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
-            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
-                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+        try await Self.withTwoInstances { emulator, time, a, b, credentials in
             let id = try await b.directory.create(credentials)
             try await Task.sleep(for: .milliseconds(300))  // A has heard of it, and holds no manager for it
             #expect(try await a.directory.storedCredentials(for: id) == credentials)
