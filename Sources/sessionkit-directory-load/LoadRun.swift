@@ -175,8 +175,7 @@ final class LoadRun: Sendable {
         while true {
             do {
                 let credentials = try await directory.credentials(for: id, minTTL: settings.minTTL)
-                let digest = SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8))
-                    .prefix(8).map { String(format: "%02x", $0) }.joined()
+                let digest = Hex.string(SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8)).prefix(8))
                 return (index, "ok \(digest)", ContinuousClock.now - started)
             } catch {
                 guard error.isRetryable, ContinuousClock.now - started < settings.retryFor else {
