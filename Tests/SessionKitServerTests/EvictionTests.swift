@@ -31,9 +31,15 @@ struct EvictionTests {
             try await emulator.controls.resetRequestCounts()
             // The renewal's answer arrives while the store refuses writes: the grant goes out under the lease,
             // then the database "goes down".
-            try await emulator.controls.inject(.latency(0.5), into: .token)
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(1).only(.refreshToken), into: .token)
             let renewal = Task { try await sessions.credentials(for: id, minTTL: 60) }
-            try await Task.sleep(for: .milliseconds(200))
+            // Wait until the refresh request is at the provider (held there 1 s), not for a fixed time: on a
+            // loaded machine the lease may not be written yet after any fixed sleep.
+            let sent = ContinuousClock.now
+            while try await emulator.controls.requestCounts()[.refreshToken] == 0 {
+                try #require(ContinuousClock.now - sent < .seconds(10), "the renewal never reached the provider")
+                try await Task.sleep(for: .milliseconds(10))
+            }
             store.refusesWrites = true
             await #expect(throws: SessionKitError.self) { try await renewal.value }
             try await emulator.controls.clearFaults()
