@@ -23,6 +23,8 @@ let package = Package(
         // What an app depends on: tokens, the provider client, the session manager and secure storage.
         // It does not pull in the emulator's server stack.
         .library(name: "SessionKit", targets: ["SessionKit"]),
+        // The loopback redirect listener for browser sign-in in command-line tools and desktop apps.
+        .library(name: "SessionKitLoopback", targets: ["SessionKitLoopback"]),
         // Secure key-value storage on its own (Keychain, encrypted files, memory).
         .library(name: "SecureStore", targets: ["SecureStore"]),
         // For back ends, whatever the store: many users' sessions in one process (SessionDirectory), following
@@ -48,11 +50,19 @@ let package = Package(
         .executable(name: "sessionkit-emulator", targets: ["sessionkit-emulator"]),
     ],
     traits: [
+        .default(enabledTraits: ["AsyncHTTPClientOnLinux"]),
+        // On Linux the core sends its requests with AsyncHTTPClient (SessionKitAsyncHTTPClient): the only
+        // configuration in which it links SwiftNIO. On Apple platforms URLSession is the transport and this trait
+        // changes nothing. Without it, on Linux, an app passes its own transport (or uses URLSessionOnLinux);
+        // scripts/linkage-check.sh builds that way to prove the core itself needs no NIO.
+        .trait(
+            name: "AsyncHTTPClientOnLinux",
+            description: "On Linux, make AsyncHTTPClientTransport (SwiftNIO) the default transport."),
         // URLSessionTransport is compiled on Apple platforms, where it is the default. On Linux it would link
         // FoundationNetworking and libcurl (with some twenty shared libraries) into every SessionKit program,
-        // so it is compiled there only with this trait: `swift build --traits URLSessionOnLinux`
+        // so it is compiled there only with this trait: `swift build --traits defaults,URLSessionOnLinux`
         // (scripts/test does, for the shared transport tests).
-        .trait(name: "URLSessionOnLinux", description: "Compile URLSessionTransport on Linux too.")
+        .trait(name: "URLSessionOnLinux", description: "Compile URLSessionTransport on Linux too."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -80,6 +90,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
+        // The core: credentials, the provider client, validation, the session manager. It imports no SwiftNIO
+        // and no AsyncHTTPClient on any platform; on Linux it depends on the transport below.
         .target(
             name: "SessionKit",
             dependencies: [
@@ -87,7 +99,28 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .target(
+                    name: "SessionKitAsyncHTTPClient",
+                    condition: .when(platforms: [.linux], traits: ["AsyncHTTPClientOnLinux"])),
+            ]
+        ),
+        // The core's HTTP exchange on AsyncHTTPClient, for Linux; its API is `package`, Foundation types only.
+        .target(
+            name: "SessionKitAsyncHTTPClient",
+            dependencies: [
+                "SecureStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The loopback redirect listener for browser sign-in from a terminal or a desktop app (RFC 8252), on
+        // SwiftNIO. Only what names it links it: sessionctl does, an iOS app does not.
+        .target(
+            name: "SessionKitLoopback",
+            dependencies: [
+                "SecureStore",
+                "SessionKit",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -116,8 +149,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
@@ -173,7 +204,8 @@ let package = Package(
         .target(
             name: "SessionKitTesting",
             dependencies: [
-                "SecureStore", "SessionKit", "AuthEmulator", .product(name: "Logging", package: "swift-log"),
+                "SecureStore", "SessionKit", "SessionKitLoopback", "AuthEmulator",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The QR code encoder sessionctl draws device sign-in links with.
@@ -182,6 +214,7 @@ let package = Package(
             name: "sessionctl",
             dependencies: [
                 "SessionKit",
+                "SessionKitLoopback",
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -214,17 +247,36 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // Not a product: an app-like program on the SessionKit product alone, for scripts/linkage-check.sh (an app
+        // links no SwiftNIO and no AsyncHTTPClient).
+        .executableTarget(
+            name: "sessionkit-linkage-probe",
+            dependencies: ["SessionKit", "SecureStore"],
+            path: "Tests/Linkage"
+        ),
+        // Not a product: an app or its extension as a process, sharing a session through KeychainStore over the
+        // keychain model in a shared folder, for KeychainSharingTests.
+        .executableTarget(
+            name: "sessionkit-app-process",
+            dependencies: [
+                "SessionKit", "SecureStore", "SecureStoreTesting", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/AppProcess"
+        ),
         .executableTarget(
             name: "securestore-tool",
             dependencies: ["SecureStore"]
         ),
         .testTarget(
             name: "SecureStoreTests",
-            dependencies: ["SecureStore", "SecureStoreTesting", "SessionKitTesting", "securestore-tool"]
+            dependencies: [
+                "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit", "AuthEmulator",
+                "securestore-tool", "sessionkit-app-process",
+            ]
         ),
         .testTarget(
             name: "SessionKitTests",
-            dependencies: ["SessionKit", "SessionKitTesting", "AuthEmulator"]
+            dependencies: ["SessionKit", "SessionKitLoopback", "SessionKitTesting", "AuthEmulator"]
         ),
         .testTarget(
             name: "sessionctlTests",

@@ -23,7 +23,7 @@ public struct LoopbackBrowser: Sendable {
         public var location: URL? { response.header("Location").flatMap { URL(string: $0, relativeTo: url) } }
     }
 
-    private let transport = AsyncHTTPClientTransport()
+    private let transport = ProviderClient.defaultTransport
 
     /// A browser.
     public init() {}

@@ -1,4 +1,5 @@
 import SessionKit
+import SessionKitLoopback
 
 /// Ports for tests that must name a redirect port before anything listens on it.
 public enum LoopbackPort {

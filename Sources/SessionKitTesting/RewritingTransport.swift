@@ -9,7 +9,7 @@ public import SessionKit
 /// let transport = RewritingTransport(answersTo: "/userinfo") { $0["sub"] = .string("someone-else") }
 /// ```
 public struct RewritingTransport: HTTPTransport {
-    private let inner = AsyncHTTPClientTransport()
+    private let inner = ProviderClient.defaultTransport
     private let pathSuffix: String
     private let rewrite: @Sendable (inout [String: JSONValue]) -> Void
 

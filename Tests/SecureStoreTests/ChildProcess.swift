@@ -16,8 +16,8 @@ struct ChildProcess {
 
     let pid: pid_t
 
-    /// The `securestore-tool` executable built beside the test binary.
-    static func toolPath() throws -> String {
+    /// The test helper executable `name` (`securestore-tool` by default) built beside the test binary.
+    static func toolPath(_ name: String = "securestore-tool") throws -> String {
         var folders: [String] = []
         if let first = CommandLine.arguments.first {
             folders.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
@@ -27,15 +27,16 @@ struct ChildProcess {
         }
         folders.append(FileManager.default.currentDirectoryPath + "/.build/debug")
         for folder in folders {
-            let candidate = folder + "/securestore-tool"
+            let candidate = folder + "/" + name
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw ToolNotFound(searched: folders)
+        throw ToolNotFound(name: name, searched: folders)
     }
 
     struct ToolNotFound: Error, CustomStringConvertible {
+        let name: String
         let searched: [String]
-        var description: String { "securestore-tool not found in \(searched); build it with swift build" }
+        var description: String { "\(name) not found in \(searched); build it with swift build" }
     }
 
     struct SpawnFailed: Error {

@@ -12,7 +12,7 @@
 /// ``acquire(path:timeout:)`` exclude each other just as two processes do. The lock file is empty, is
 /// created with mode 0600 and is never deleted: deleting it while another process waits on it would let
 /// two holders in at once.
-struct FileLock {
+package struct FileLock {
     /// The descriptor of the open lock file; closing it releases the lock.
     private let fd: Int32
 
@@ -23,7 +23,7 @@ struct FileLock {
     ///
     /// - Throws: ``SecureStoreError/Code/unavailable`` when the lock is still held after `timeout`,
     ///   or the mapped error when the lock file cannot be opened.
-    static func acquire(path: String, timeout: Duration) throws(SecureStoreError) -> FileLock {
+    package static func acquire(path: String, timeout: Duration) throws(SecureStoreError) -> FileLock {
         let fd: Int32
         do {
             fd = try SystemCall.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
@@ -60,7 +60,7 @@ struct FileLock {
     }
 
     /// Releases the lock and closes the lock file.
-    func unlock() {
+    package func unlock() {
         _ = flock(fd, LOCK_UN)
         close(fd)
     }

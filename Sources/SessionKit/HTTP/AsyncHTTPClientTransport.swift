@@ -1,96 +1,67 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import NIOHTTP1
+#if os(Linux) && AsyncHTTPClientOnLinux
+    import Foundation
+    import SessionKitAsyncHTTPClient
 
-/// The default ``HTTPTransport``, on AsyncHTTPClient, with redirects disabled.
-///
-/// One client serves the whole process and is created on first use, so code that never goes to the
-/// network (reading valid credentials) starts no event loop.
-public struct AsyncHTTPClientTransport: HTTPTransport {
-    /// The largest response body accepted: ``HTTPLimits/maximumBodySize``.
-    public static let maximumBodySize = HTTPLimits.maximumBodySize
+    /// The default ``HTTPTransport`` on Linux, on AsyncHTTPClient, with redirects disabled.
+    ///
+    /// Compiled on Linux with the `AsyncHTTPClientOnLinux` trait (on by default), the only configuration in
+    /// which SessionKit links SwiftNIO: the AsyncHTTPClient code itself is in the `SessionKitAsyncHTTPClient`
+    /// target, so that this core imports no NIO on any platform. On Apple platforms ``URLSessionTransport`` is
+    /// the default and nothing of NIO is linked.
+    ///
+    /// One client serves the whole process and is created on first use, so code that never goes to the
+    /// network (reading valid credentials) starts no event loop.
+    public struct AsyncHTTPClientTransport: HTTPTransport {
+        /// The largest response body accepted: ``HTTPLimits/maximumBodySize``.
+        public static let maximumBodySize = HTTPLimits.maximumBodySize
 
-    /// A transport over the process-wide client.
-    public init() {}
+        /// A transport over the process-wide client.
+        public init() {}
 
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout.connect = .seconds(10)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-
-    /// Sends `request` and collects the response body, up to ``maximumBodySize``.
-    public func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in request.headers {
-            outgoing.headers.add(name: name, value: value)
+        /// Sends `request` and collects the response body, up to ``maximumBodySize``.
+        public func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
+            let host = request.url.host ?? "the provider"
+            do {
+                let answer = try await HTTPClientExchange.send(
+                    method: request.method, url: request.url, headers: request.headers, body: request.body,
+                    timeout: timeout, maximumBodySize: Self.maximumBodySize)
+                return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body)
+            } catch {
+                throw Self.failure(error, host: host, timeout: timeout)
+            }
         }
-        if let body = request.body {
-            outgoing.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let host = request.url.host ?? "the provider"
-        do {
-            return try await Self.exchange(outgoing, timeout: timeout)
-        } catch is BodyDeadlineExceeded {
-            throw SessionKitError(
-                code: .timeout,
-                message: "\(host) did not finish its answer within \(timeout); the session is kept, try again later"
-            )
-        } catch let error as HTTPClientError
-            where [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error)
+
+        private static func failure(_ failure: HTTPClientExchange.Failure, host: String, timeout: Duration)
+            -> SessionKitError
         {
-            throw SessionKitError(
-                code: .timeout,
-                message: "\(host) did not answer within \(timeout); the session is kept, try again later",
-                underlyingError: error
-            )
-        } catch is CancellationError {
-            throw SessionKitError(code: .cancelled, message: "the request to \(host) was cancelled")
-        } catch let error as NIOTooManyBytesError {
-            throw SessionKitError(
-                code: .invalidResponse,
-                message: "\(host) sent a response larger than \(Self.maximumBodySize) bytes",
-                underlyingError: error
-            )
-        } catch {
-            throw SessionKitError(
-                code: .networkFailure,
-                message: "could not reach \(host) (\(String(describing: type(of: error)))); "
-                    + "check the network, the session is kept",
-                underlyingError: error
-            )
-        }
-    }
-}
-
-extension AsyncHTTPClientTransport {
-    /// Thrown when the whole exchange, answer body included, outlasts its timeout.
-    private struct BodyDeadlineExceeded: Error {}
-
-    /// Sends `request` and collects the answer within `timeout` in all. AsyncHTTPClient's own deadline
-    /// ends once the head has arrived, so a body that stalls would otherwise hang the caller for ever; here
-    /// the exchange races a timer and is cancelled when the timer wins.
-    private static func exchange(_ request: HTTPClientRequest, timeout: Duration) async throws -> HTTPResponse {
-        try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
-            group.addTask {
-                let response = try await client.execute(request, timeout: .clamped(timeout))
-                let buffer = try await response.body.collect(upTo: maximumBodySize)
-                return HTTPResponse(
-                    status: Int(response.status.code),
-                    headers: response.headers.map { (name: $0.name, value: $0.value) },
-                    body: Data(buffer.readableBytesView)
+            switch failure {
+            case .timedOut(let underlying):
+                SessionKitError(
+                    code: .timeout,
+                    message: "\(host) did not answer within \(timeout); the session is kept, try again later",
+                    underlyingError: underlying
+                )
+            case .answerUnfinished:
+                SessionKitError(
+                    code: .timeout,
+                    message: "\(host) did not finish its answer within \(timeout); the session is kept, try again later"
+                )
+            case .cancelled:
+                SessionKitError(code: .cancelled, message: "the request to \(host) was cancelled")
+            case .bodyTooLarge(let underlying):
+                SessionKitError(
+                    code: .invalidResponse,
+                    message: "\(host) sent a response larger than \(maximumBodySize) bytes",
+                    underlyingError: underlying
+                )
+            case .unreachable(let underlying):
+                SessionKitError(
+                    code: .networkFailure,
+                    message: "could not reach \(host) (\(String(describing: type(of: underlying)))); "
+                        + "check the network, the session is kept",
+                    underlyingError: underlying
                 )
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw BodyDeadlineExceeded()
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw BodyDeadlineExceeded() }
-            return first
         }
     }
-}
+#endif

@@ -72,12 +72,18 @@ public actor ProviderClient {
     }
 
     /// The platform's client: ``URLSessionTransport`` on Apple platforms, where `URLSession` is the system's
-    /// own HTTP stack, and ``AsyncHTTPClientTransport`` elsewhere.
+    /// own HTTP stack, and `AsyncHTTPClientTransport` on Linux (the `AsyncHTTPClientOnLinux` trait, on by
+    /// default). On Linux without that trait it is `URLSessionTransport` with the `URLSessionOnLinux` trait, and
+    /// otherwise a transport that fails every request, saying to pass one.
     public static var defaultTransport: any HTTPTransport {
         #if canImport(Darwin)
             URLSessionTransport.shared
-        #else
+        #elseif os(Linux) && AsyncHTTPClientOnLinux
             AsyncHTTPClientTransport()
+        #elseif URLSessionOnLinux
+            URLSessionTransport.shared
+        #else
+            MissingTransport()
         #endif
     }
 
@@ -162,7 +168,7 @@ public actor ProviderClient {
         clockOffset.withLock { $0 = abs(offset) > 2 ? offset : 0 }
     }
 
-    static func wrap(_ error: any Error) -> SessionKitError {
+    package static func wrap(_ error: any Error) -> SessionKitError {
         if let error = error as? SessionKitError { return error }
         if error is CancellationError {
             return SessionKitError(code: .cancelled, message: "the operation was cancelled")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitLoopback
 
 /// `sessionctl configure`: saves a profile's provider settings.
 struct Configure: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionKitLoopback
 
 /// `sessionctl login`: signs in with the browser (PKCE), a device code, or a password, and stores the session.
 struct Login: AsyncParsableCommand {

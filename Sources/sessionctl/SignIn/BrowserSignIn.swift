@@ -1,5 +1,6 @@
 import Foundation
 import SessionKit
+import SessionKitLoopback
 import Synchronization
 
 /// Browser sign-in with PKCE: listen on loopback, open a short start link (with `$BROWSER`, else the system

@@ -1,5 +1,6 @@
 import Foundation
 import SessionKit
+import SessionKitLoopback
 
 /// django-oidc-provider (juanifioren's, `Interop/django-oidc-provider`) as an ``InteropProvider``: one server
 /// for all scenarios, started by `.ci/run` (or by hand with `Interop/django-oidc-provider/start.sh`).

@@ -39,7 +39,7 @@ enum LoopbackInteropServer {
             url: base.appendingPathComponent("interop/token-requests/"), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "refresh_token_sha256", value: digests.joined(separator: ","))]
         let url = components?.url ?? base
-        let response = try await AsyncHTTPClientTransport().send(
+        let response = try await ProviderClient.defaultTransport.send(
             HTTPRequest(method: "GET", url: url), timeout: .seconds(10))
         guard response.status == 200, let count = try JSONValue(parsing: response.body)["presenting"]?.intValue else {
             throw TestFailure("the token-request counter answered HTTP \(response.status)")

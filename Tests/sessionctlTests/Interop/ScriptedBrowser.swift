@@ -23,7 +23,7 @@ final class ScriptedBrowser: Sendable {
         }
     }
 
-    private let transport = AsyncHTTPClientTransport()
+    private let transport = ProviderClient.defaultTransport
     private let cookies = Mutex<[String: String]>([:])
 
     /// Opens `url` and follows redirects.

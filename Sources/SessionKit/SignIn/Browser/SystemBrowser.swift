@@ -8,7 +8,7 @@
     /// `%s` is replaced by the URL; without `%s` the URL is appended as the last argument. Commands are run
     /// directly (split like a shell would split words, with quotes), never through a shell.
     ///
-    /// Open a short link such as ``LoopbackRedirectListener/startURL``, not an authorization URL: a
+    /// Open a short link such as `LoopbackRedirectListener.startURL` (SessionKitLoopback), not an authorization URL: a
     /// command's arguments can be read by every user of the machine.
     public enum SystemBrowser {
         /// The commands ``open(_:browser:)`` tries for `url`, in order: the program, then its arguments.

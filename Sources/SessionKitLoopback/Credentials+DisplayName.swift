@@ -1,3 +1,5 @@
+import SessionKit
+
 extension Credentials {
     /// Who signed in, for a page or a line: the ID token's email, else its name, else its subject.
     var displayName: String? {

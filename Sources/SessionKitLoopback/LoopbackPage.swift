@@ -1,4 +1,5 @@
 import NIOHTTP1
+import SessionKit
 
 /// One answer of the loopback listener: a short self-contained HTML page (no scripts, no third-party
 /// resources), or a redirect, with headers that keep it out of caches and referrers.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SessionKit
 
 /// Answers one request per connection: the start link with a redirect, the callback with a page (held
 /// until the sign-in's outcome is known when its `state` matches), anything else with 404.

@@ -1,6 +1,8 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SecureStore
+import SessionKit
 
 #if canImport(Glibc)
     import Glibc
@@ -49,7 +51,7 @@ extension LoopbackRedirectListener {
 
     private static func bootstrap(route: LoopbackRoute, configuration: Configuration) -> ServerBootstrap {
         let limit = configuration.maxRequestBytes
-        let idle = TimeAmount.clamped(configuration.idleTimeout)
+        let idle = TimeAmount.nanoseconds(configuration.idleTimeout.clampedNanoseconds)
         return ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)

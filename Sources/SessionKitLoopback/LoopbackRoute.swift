@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SecureStore
+import SessionKit
 
 /// Decides the answer to one request: the start link, the callback path, or neither.
 struct LoopbackRoute: Sendable {
@@ -49,7 +51,7 @@ struct LoopbackRoute: Sendable {
             guard let url = URL(string: query.map { base + "?" + $0 } ?? base) else { return .page(.foreign) }
             let page = eventLoop.makePromise(of: LoopbackPage.self)
             let written = eventLoop.makePromise(of: Void.self)
-            let timer = eventLoop.scheduleTask(in: .clamped(responseTimeout)) {
+            let timer = eventLoop.scheduleTask(in: .nanoseconds(responseTimeout.clampedNanoseconds)) {
                 page.succeed(.undecided)
             }
             page.futureResult.whenComplete { _ in timer.cancel() }

@@ -1,4 +1,5 @@
 import NIOCore
+import SessionKit
 
 /// Refuses a connection that sends more than `limit` bytes (a long URL, large headers, any body) with 431.
 final class RequestSizeLimitHandler: ChannelInboundHandler {

@@ -1,3 +1,5 @@
+public import SessionKit
+
 extension LoopbackRedirectListener {
     /// The whole browser sign-in after the browser was opened: waits for the redirect of `request`,
     /// exchanges its code (validating the ID token), runs `beforeAnswering` (store the session there), and

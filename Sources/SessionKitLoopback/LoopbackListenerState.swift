@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import Synchronization
 
 /// What one listener knows and decides, shared by its connections and its waiter: the request in progress,

@@ -1,3 +1,5 @@
+import SessionKit
+
 extension LoopbackRedirectListener {
     /// How the listener bounds its work, and who hears about ignored callbacks.
     public struct Configuration: Sendable {

@@ -1,4 +1,5 @@
 public import Foundation
+public import SessionKit
 
 /// A loopback redirect URI (RFC 8252 §7.3) that a ``LoopbackRedirectListener`` can serve: `http`, host
 /// `127.0.0.1`, `[::1]` or `localhost`, any path, any port or none (port 80).

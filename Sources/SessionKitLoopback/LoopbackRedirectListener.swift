@@ -2,6 +2,8 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SecureStore
+public import SessionKit
 
 /// Receives the authorization response of a browser sign-in on the loopback interface (RFC 8252 §7.3).
 ///
@@ -114,7 +116,7 @@ public final class LoopbackRedirectListener: Sendable {
     public func waitForRedirect(timeout: Duration) async throws(SessionKitError) -> LoopbackRedirect {
         let state = self.state
         let eventLoop = channels[0].eventLoop
-        let timer = eventLoop.scheduleTask(in: .clamped(timeout)) {
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.clampedNanoseconds)) {
             state.end(
                 with: SessionKitError(
                     code: .timeout, message: "no browser sign-in arrived within \(timeout); try again"))

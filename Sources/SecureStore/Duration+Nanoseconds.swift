@@ -1,0 +1,12 @@
+extension Duration {
+    /// This duration in whole nanoseconds, clamped to 0...`Int64.max` (about 292 years) instead of overflowing:
+    /// for the timers of the NIO-based targets (`TimeAmount.nanoseconds(_:)`), which trap on overflow.
+    package var clampedNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowAgain ? .max : total
+    }
+}

@@ -1,0 +1,62 @@
+// sessionkit-app-process: an app or one of its extensions, as a process of its own, sharing one session through
+// KeychainStore over the keychain model (SecureStoreTesting) in a shared folder, as an app and its extensions
+// share the keychain and an App Group container. Not a product; for KeychainSharingTests only.
+//
+// Usage: sessionkit-app-process MODEL_FOLDER LOCK_FILE|- COMMAND [ARGUMENTS]
+//   LOCK_FILE is KeychainStore's crossProcessLock ("-" for none).
+//   increment COUNT                                 COUNT times: add 1 to the item "counter" with update
+//   credentials ISSUER CLIENT_ID LEASE_SECONDS      SessionManager.credentials(minTTL: 60) for the stored
+//                                                   session; prints "ok <token digest>" or "error <code>"
+// Exit status: 0 done (credentials: whatever the answer), 64 bad usage, 1 store error.
+import Crypto
+import Foundation
+import SecureStore
+import SecureStoreTesting
+import SessionKit
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("sessionkit-app-process: \(message)\n".utf8))
+    exit(status)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3 else { fail("usage: MODEL_FOLDER LOCK_FILE|- COMMAND [ARGUMENTS]", status: 64) }
+let lock = arguments[1] == "-" ? nil : URL(fileURLWithPath: arguments[1])
+let store = KeychainStore(
+    service: "com.example.app.session", accessGroup: "TEAMID.com.example.shared", crossProcessLock: lock,
+    backend: KeychainModel(
+        folder: URL(fileURLWithPath: arguments[0]),
+        accessGroups: ["TEAMID.com.example.app", "TEAMID.com.example.shared"]))
+let rest = Array(arguments.dropFirst(3))
+
+switch (arguments[2], rest.count) {
+case ("increment", 1):
+    guard let count = Int(rest[0]) else { fail("COUNT must be a number", status: 64) }
+    do {
+        for _ in 0..<count {
+            try store.update(forKey: "counter") { old in
+                let value = old.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                return Data(String(value + 1).utf8)
+            }
+        }
+    } catch {
+        fail("\(error)", status: 1)
+    }
+case ("credentials", 3):
+    guard let issuer = URL(string: rest[0]), let lease = Int(rest[2]) else {
+        fail("ISSUER must be a URL and LEASE_SECONDS a number", status: 64)
+    }
+    do {
+        let configuration = try ProviderConfiguration(issuer: issuer, clientID: rest[1], requestTimeout: .seconds(10))
+        let session = SessionManager(
+            provider: ProviderClient(configuration: configuration), store: store,
+            policy: RenewalPolicy(leaseDuration: .seconds(lease), waitTimeout: .seconds(lease + 20)))
+        let credentials = try await session.credentials(minTTL: 60)
+        let digest = SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8))
+        print("ok " + Hex.string(Array(digest.prefix(8))))
+    } catch {
+        print("error \(error.code)")
+    }
+default:
+    fail("unknown command or wrong number of arguments: \(arguments[2])", status: 64)
+}
