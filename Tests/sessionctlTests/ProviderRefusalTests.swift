@@ -49,4 +49,23 @@ struct ProviderRefusalTests {
             #expect(renewed.accessToken != credentials.accessToken, "the grant was indeed not revoked")
         }
     }
+
+    @Test("a refresh answered mfa_required: exit 5, the login command to run, the session kept, no mfa_token shown")
+    func stepUpRequired() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            try await emulator.controls.requireMultiFactor(forUser: AuthEmulator.User.aliceID)
+            let refresh = try await cli.run(["refresh"])
+            #expect(refresh.status == 5, "\(refresh.output)")
+            #expect(refresh.stderr.contains("mfa_required"), "\(refresh.output)")
+            #expect(refresh.stderr.contains("sessionctl login --browser"), "\(refresh.output)")
+            #expect(!refresh.stderr.contains("mfa_token"), "\(refresh.output)")
+            #expect(try await cli.run(["status"]).status == 0, "the session is kept")
+            let bad = try await cli.run(["login", "--device", "--acr-values", "urn:mfa"])
+            #expect(bad.status == 64, "\(bad.output)")
+            #expect(bad.stderr.contains("need the browser sign-in"), "\(bad.output)")
+        }
+    }
 }

@@ -73,6 +73,18 @@ extension AuthEmulator {
             return revoked.count
         }
 
+        /// Makes refresh grants of `userID` answer `mfa_required` (HTTP 403, with an `mfa_token`) as Auth0 does when
+        /// an action demands multi-factor authentication, until switched off; the refresh token is not spent.
+        /// Grants whose sign-in asked for `acr_values` are let through: the emulator has no second factor and
+        /// takes such a sign-in as having met it.
+        public func requireMultiFactor(forUser userID: String, _ required: Bool = true) async throws {
+            try enabled()
+            guard await core.state.user(id: userID) != nil else {
+                throw AuthEmulatorError(.notFound, "No user \(userID)")
+            }
+            await core.state.setMultiFactorRequired(required, forUser: userID)
+        }
+
         /// Adds a fault to an endpoint; several faults on one endpoint apply in the order added.
         public func inject(_ fault: Fault, into endpoint: Endpoint) async throws {
             try enabled()

@@ -14,7 +14,8 @@ extension Grants {
             audience: record.audience,
             authTime: record.authTime,
             nonce: record.nonce,
-            sid: record.sid
+            sid: record.sid,
+            acr: record.acr
         )
         await core.state.attach(grantID: grant.id, toCode: code)
         return response

@@ -15,7 +15,8 @@ struct Grants: Sendable {
         audience: String?,
         authTime: Date?,
         nonce: String? = nil,
-        sid: String? = nil
+        sid: String? = nil,
+        acr: String? = nil
     ) async throws(OAuthError) -> (TokenResponse, GrantRecord) {
         let grant = await core.state.createGrant(
             userID: userID,
@@ -24,7 +25,8 @@ struct Grants: Sendable {
             audience: audience,
             authTime: authTime,
             nonce: nonce,
-            sid: sid
+            sid: sid,
+            acr: acr
         )
         var refreshToken: String?
         if scopes.contains("offline_access"), client.grantTypes.contains(.refreshToken) {

@@ -93,7 +93,8 @@ struct AuthorizeEndpoint: Sendable {
                 nonce: request.nonce,
                 authTime: session.authTime,
                 expiresAt: expiresAt,
-                sid: session.sid
+                sid: session.sid,
+                acr: request.acrValues.first
             )
         )
         var pairs = [("code", code)]

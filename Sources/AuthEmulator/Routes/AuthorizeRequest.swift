@@ -14,11 +14,13 @@ struct AuthorizeRequest: Sendable {
     var codeChallenge: String?
     var prompt: Set<String>
     var maxAge: Int?
+    /// The authentication context classes asked for (`acr_values`), most preferred first.
+    var acrValues: [String] = []
 
     /// The parameters carried through the sign-in form as hidden fields.
     static let carriedParameters = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "audience", "code_challenge",
-        "code_challenge_method", "prompt", "max_age",
+        "code_challenge_method", "prompt", "max_age", "acr_values",
     ]
 
     /// A failure: either shown on a page (untrusted redirect) or redirected to the client.
@@ -72,7 +74,8 @@ struct AuthorizeRequest: Sendable {
             audience: p["audience"],
             codeChallenge: p["code_challenge"],
             prompt: Set((p["prompt"] ?? "").split(separator: " ").map(String.init)),
-            maxAge: maxAge
+            maxAge: maxAge,
+            acrValues: (p["acr_values"] ?? "").split(separator: " ").map(String.init)
         )
     }
 

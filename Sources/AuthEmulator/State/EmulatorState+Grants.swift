@@ -10,7 +10,8 @@ extension EmulatorState {
         audience: String?,
         authTime: Date?,
         nonce: String? = nil,
-        sid: String? = nil
+        sid: String? = nil,
+        acr: String? = nil
     ) -> GrantRecord {
         let grant = GrantRecord(
             id: SecureRandom.token(byteCount: 12),
@@ -21,11 +22,21 @@ extension EmulatorState {
             createdAt: clock.now,
             authTime: authTime,
             nonce: nonce,
-            sid: sid
+            sid: sid,
+            acr: acr
         )
         grants[grant.id] = grant
         persist()
         return grant
+    }
+
+    /// Switches the `mfa_required` answer to refresh grants of `userID` on or off.
+    func setMultiFactorRequired(_ required: Bool, forUser userID: String) {
+        if required {
+            usersRequiringMultiFactor.insert(userID)
+        } else {
+            usersRequiringMultiFactor.remove(userID)
+        }
     }
 
     /// Issues a refresh token in `grantID`'s family and returns its value.
@@ -79,6 +90,13 @@ extension EmulatorState {
             || now.timeIntervalSince(record.lastUsedAt) > lifetimes.refreshTokenIdle
         {
             return .refused(OAuthError(.invalidGrant, "The refresh token has expired."))
+        }
+        if let userID = grant.userID, usersRequiringMultiFactor.contains(userID), grant.acr == nil {
+            // As Auth0 does when an action demands MFA on refresh: the token is not spent.
+            return .refused(
+                OAuthError(
+                    .mfaRequired, "Multifactor authentication required",
+                    extra: ["mfa_token": SecureRandom.token(byteCount: 16)]))
         }
         guard rotation.enabled else {
             record.lastUsedAt = now

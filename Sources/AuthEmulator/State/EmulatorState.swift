@@ -10,6 +10,9 @@ actor EmulatorState {
     var codes: [String: AuthorizationCodeRecord] = [:]
     var devices: [String: DeviceCodeRecord] = [:]
     var sessions: [String: BrowserSession] = [:]
+    /// Users whose refresh grants are answered `mfa_required` unless the grant's sign-in met an `acr`
+    /// (test controls; not persisted).
+    var usersRequiringMultiFactor: Set<String> = []
     var keys: [SigningKey] = []
     let stateFile: String?
     let clock: EmulatorClock

@@ -15,6 +15,8 @@ struct GrantRecord: Sendable, Codable, Equatable {
     /// (password, device code, token exchange, client credentials). Every ID token of the family carries it.
     var sid: String?
     var revoked: Bool = false
+    /// The authentication context class of the sign-in (`acr`), when one was asked for.
+    var acr: String?
     /// The digest of the refresh token rotated most recently: the only spent token that may be presented
     /// again within the reuse interval (Auth0: "only the previous token can be reused").
     var lastRotatedDigest: String?
@@ -52,6 +54,9 @@ struct AuthorizationCodeRecord: Sendable, Codable, Equatable {
     /// The `sid` of the SSO session that approved the code.
     var sid: String?
     var redeemed: Bool = false
+    /// The authentication context class the sign-in met: the first `acr_values` asked for, since the emulator
+    /// has no second factor and takes a sign-in that asked for one as having met it.
+    var acr: String?
     /// The grant the code produced, revoked if the code is presented again.
     var grantID: String?
 }

@@ -21,14 +21,18 @@ struct OAuthError: Error, Sendable {
         static let invalidToken = Code(rawValue: "invalid_token")
         static let loginRequired = Code(rawValue: "login_required")
         static let serverError = Code(rawValue: "server_error")
+        static let mfaRequired = Code(rawValue: "mfa_required")
     }
 
     let code: Code
     let description: String
+    /// Members sent beside `error` and `error_description`, such as Auth0's `mfa_token`.
+    let extra: [String: String]
 
-    init(_ code: Code, _ description: String) {
+    init(_ code: Code, _ description: String, extra: [String: String] = [:]) {
         self.code = code
         self.description = description
+        self.extra = extra
     }
 
     /// The HTTP status Auth0 uses for this error: 401 for a bad client, 403 for a refused grant (Auth0 answers
@@ -36,7 +40,7 @@ struct OAuthError: Error, Sendable {
     var status: HTTPResponse.Status {
         switch code {
         case .invalidClient, .invalidToken: .unauthorized
-        case .invalidGrant, .accessDenied, .unauthorizedClient: .forbidden
+        case .invalidGrant, .accessDenied, .unauthorizedClient, .mfaRequired: .forbidden
         case .serverError: .internalServerError
         default: .badRequest
         }
@@ -44,10 +48,10 @@ struct OAuthError: Error, Sendable {
 
     /// The JSON error response, with `Cache-Control: no-store`.
     var response: Response {
-        var response = JSONResponse.make(
-            ["error": .string(code.rawValue), "error_description": .string(description)],
-            status: status
-        )
+        var members = extra.mapValues { EmulatorJSON.string($0) }
+        members["error"] = .string(code.rawValue)
+        members["error_description"] = .string(description)
+        var response = JSONResponse.make(members, status: status)
         if code == .invalidClient {
             response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
         }

@@ -37,9 +37,11 @@ struct IDTokenClaims: JWTPayload, Equatable {
     var emailVerified: Bool?
     /// The SSO session the sign-in happened in, as Auth0's ID tokens carry it (Back-Channel Logout 1.0 §2.1).
     var sid: String?
+    /// The authentication context class the sign-in met, when one was asked for (OIDC Core §2).
+    var acr: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, iat, exp, azp, nonce, name, nickname, picture, email, sid
+        case iss, sub, aud, iat, exp, azp, nonce, name, nickname, picture, email, sid, acr
         case authTime = "auth_time"
         case updatedAt = "updated_at"
         case emailVerified = "email_verified"

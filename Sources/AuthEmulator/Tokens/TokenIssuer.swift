@@ -72,7 +72,8 @@ struct TokenIssuer: Sendable {
             picture: profile ? user.picture : nil,
             email: email ? user.email : nil,
             emailVerified: email ? user.emailVerified : nil,
-            sid: request.grant.sid
+            sid: request.grant.sid,
+            acr: request.grant.acr
         )
         do {
             return try await IDTokenSigning(core: core).sign(claims, for: request.client)

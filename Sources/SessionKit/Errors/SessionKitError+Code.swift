@@ -15,6 +15,7 @@ extension SessionKitError {
             case invalidConfiguration
             case invalidInput
             case cancelled
+            case stepUpRequired
         }
 
         let storage: Storage
@@ -50,6 +51,10 @@ extension SessionKitError {
         public static let invalidInput = Code(storage: .invalidInput)
         /// The task was cancelled.
         public static let cancelled = Code(storage: .cancelled)
+        /// The provider or a resource server asks for a stronger or fresher authentication (step-up):
+        /// `mfa_required` on a refresh, or RFC 9470's `insufficient_user_authentication`. The session is kept;
+        /// sign the user in again with what ``SessionKitError/stepUp`` asks for. Not retryable as it is.
+        public static let stepUpRequired = Code(storage: .stepUpRequired)
 
         /// Whether failures of this kind may succeed if tried again with nothing changed.
         public var isRetryable: Bool {

@@ -28,6 +28,8 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
     public let failedCheck: ValidationCheck?
     /// The error that caused this one, when there is one (a transport or store error).
     public let underlyingError: (any Error)?
+    /// What the provider asks for, for ``Code/stepUpRequired``.
+    public let stepUp: StepUpChallenge?
 
     /// Creates an error.
     public init(
@@ -37,7 +39,8 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         oauthErrorDescription: String? = nil,
         httpStatus: Int? = nil,
         failedCheck: ValidationCheck? = nil,
-        underlyingError: (any Error)? = nil
+        underlyingError: (any Error)? = nil,
+        stepUp: StepUpChallenge? = nil
     ) {
         self.code = code
         self.message = message
@@ -46,6 +49,7 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         self.httpStatus = httpStatus
         self.failedCheck = failedCheck
         self.underlyingError = underlyingError
+        self.stepUp = stepUp
     }
 
     /// Whether the same call may succeed later with nothing changed: network failures, timeouts,

@@ -30,6 +30,18 @@ extension ProviderClient {
                 httpStatus: status
             )
         }
+        if oauthError == "mfa_required" || oauthError == "insufficient_user_authentication" {
+            let challenge = StepUpChallenge(
+                acrValues: object?["acr_values"]?.stringValue.map { $0.split(separator: " ").map(String.init) } ?? [],
+                maxAge: object?["max_age"]?.intValue,
+                mfaToken: object?["mfa_token"]?.stringValue.map(Secret.init))
+            return SessionKitError(
+                code: .stepUpRequired,
+                message: "the \(endpoint) asks for a stronger sign-in (\(oauthError)); the session is kept: sign the "
+                    + "user in again with what the error's stepUp asks for",
+                oauthError: oauthError, oauthErrorDescription: description, httpStatus: status, stepUp: challenge
+            )
+        }
         return SessionKitError(
             code: .providerError,
             message: "the \(endpoint) refused the request (\(oauthError))",

@@ -47,6 +47,16 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the browser or device approval.")
     var timeout: Int = 300
 
+    @Option(
+        name: .customLong("acr-values"),
+        help: "A stronger sign-in the provider asked for (step-up): its acr_values, space-separated; browser only.")
+    var acrValues: String?
+
+    @Option(
+        name: .customLong("max-age"),
+        help: "Sign in again unless the last sign-in is at most this many seconds old (step-up); browser only.")
+    var maxAge: Int?
+
     func validate() throws {
         if passwordStdin && options.clientSecretStdin {
             throw ValidationError(
@@ -61,6 +71,14 @@ struct Login: AsyncParsableCommand {
         }
         if redirectURI != nil && redirectPort != nil {
             throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
+        }
+        if acrValues != nil || maxAge != nil {
+            guard method == .browser && !passwordStdin else {
+                throw ValidationError("--acr-values and --max-age need the browser sign-in; leave out --\(method)")
+            }
+            if let maxAge, !(0...1_000_000_000).contains(maxAge) {
+                throw ValidationError("--max-age is \(maxAge); give a number of seconds from 0 to 1000000000")
+            }
         }
         if passwordStdin || method == .password {
             guard let username, !username.isEmpty else {
@@ -81,7 +99,7 @@ struct Login: AsyncParsableCommand {
                 // Stored by the sign-in itself, before the browser's page says "Signed in".
                 credentials = try await BrowserSignIn(
                     context: context, redirect: try redirect(context.resolved.settings), open: !noOpen,
-                    timeout: timeout
+                    timeout: timeout, stepUp: stepUp
                 ).run()
             }
             if chosen != .browser { try await context.session.storeReplacingUnreadable(credentials) }
@@ -95,6 +113,13 @@ struct Login: AsyncParsableCommand {
                     Terminal.warn("No refresh token was issued: add offline_access to the scope to stay signed in."))
             }
         }
+    }
+
+    /// What `--acr-values` and `--max-age` ask for, if either was given.
+    private var stepUp: StepUpChallenge? {
+        guard acrValues != nil || maxAge != nil else { return nil }
+        return StepUpChallenge(
+            acrValues: (acrValues ?? "").split(separator: " ").map(String.init), maxAge: maxAge)
     }
 
     /// The redirect: this command's `--redirect-uri` or `--redirect-port`, else the profile's, else a free port.

@@ -13,6 +13,8 @@ enum ExitStatus {
     static let storeFailure = ExitCode(3)
     /// The configuration is wrong.
     static let badConfiguration = ExitCode(4)
+    /// The provider asks for a stronger sign-in (step-up); the session is kept.
+    static let stepUpRequired = ExitCode(5)
 
     /// The exit code for `error`.
     static func code(for error: SessionKitError) -> ExitCode {
@@ -21,6 +23,7 @@ enum ExitStatus {
         case .storeUnavailable, .storeCorrupted: storeFailure
         case .invalidConfiguration: badConfiguration
         case .invalidInput: ExitCode.validationFailure
+        case .stepUpRequired: stepUpRequired
         default: providerFailure
         }
     }

@@ -70,8 +70,19 @@ func reporting<T>(_ body: () async throws -> T) async throws -> T {
         return try await body()
     } catch let error as SessionKitError {
         Terminal.err("sessionctl: \(error.message)\(providerDetail(error))")
+        if error.code == .stepUpRequired { Terminal.err(stepUpAdvice(error.stepUp)) }
         throw ExitStatus.code(for: error)
     }
+}
+
+/// What to run after a step-up answer: a browser sign-in that asks for what the provider named.
+private func stepUpAdvice(_ challenge: StepUpChallenge?) -> String {
+    var command = "sessionctl login --browser"
+    if let values = challenge?.acrValues, !values.isEmpty {
+        command += " --acr-values '\(values.joined(separator: " "))'"
+    }
+    if let maxAge = challenge?.maxAge { command += " --max-age \(maxAge)" }
+    return "The session is kept. Sign in again with a second factor: \(command)"
 }
 
 private func providerDetail(_ error: SessionKitError) -> String {

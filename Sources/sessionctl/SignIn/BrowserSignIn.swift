@@ -19,6 +19,8 @@ struct BrowserSignIn {
     let redirect: Redirect
     let open: Bool
     let timeout: Int
+    /// What a step-up asks for (`--acr-values`, `--max-age`), if anything.
+    var stepUp: StepUpChallenge?
 
     /// Signs in and stores the session before the browser's page says "Signed in".
     func run() async throws(SessionKitError) -> Credentials {
@@ -29,7 +31,12 @@ struct BrowserSignIn {
             case .uri(let uri): try await LoopbackRedirectListener.start(redirectURI: uri, configuration: configuration)
             }
         do {
-            let request = try await context.provider.authorizationRequest(redirectURI: listener.redirectURI)
+            let request =
+                if let stepUp {
+                    try await context.provider.authorizationRequest(redirectURI: listener.redirectURI, stepUp: stepUp)
+                } else {
+                    try await context.provider.authorizationRequest(redirectURI: listener.redirectURI)
+                }
             let start = try listener.startURL(for: request)
             announce(start, redirectURI: listener.redirectURI)
             let session = context.session
