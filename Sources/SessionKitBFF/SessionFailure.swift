@@ -6,6 +6,8 @@ import SessionKit
 ///
 /// - The session is gone (signed out elsewhere, `invalid_grant`, never existed): 401 with `sign_in`, and the
 ///   cookie cleared. SessionKit has already deleted a session the provider ended.
+/// - The provider asks for a stronger sign-in (`mfa_required`, step-up): 401 with `step_up_required` and the
+///   sign-in path, the session and its cookie kept.
 /// - The session store (PostgreSQL) is unavailable: 503, the session kept.
 /// - The provider is unreachable, slow, failing or answered badly: 502, the session kept.
 /// - Anything else (a damaged session, a wrong configuration): 500, the session kept; the operator must look.
@@ -21,6 +23,11 @@ struct SessionFailure {
                 .unauthorized, "sign_in_required",
                 "There is no session, or it has ended; send the user to sign in again.", signIn: signInPath,
                 setCookies: [clearCookie])
+        case .stepUpRequired:
+            return Answers.error(
+                .unauthorized, "step_up_required",
+                "The identity provider asks for a stronger sign-in (such as a second factor); the session is kept. "
+                    + "Send the user to sign in again.", signIn: signInPath)
         case .storeUnavailable:
             return Answers.error(
                 .serviceUnavailable, "session_store_unavailable",

@@ -59,6 +59,33 @@ struct FailureTests {
         }
     }
 
+    @Test("the provider asks for MFA on refresh → 401 step_up_required with sign_in; the session and cookie kept")
+    func stepUp() async throws {
+        try await LiveEmulator.with { emulator in
+            let store = try await BFFPostgres.Deployment().store()
+            let instance = try await InProcessInstance.start(emulator: emulator, store: store)
+            let browser = CookieBrowser()
+            do {
+                let ids = try await ExpiredSessions.create(1, emulator: emulator, store: store)
+                let headers = SealedCookies.header(ids[0]) + [("X-CSRF", "1")]
+                try await emulator.controls.requireMultiFactor(forUser: AuthEmulator.User.aliceID)
+                let refused = try await browser.send(
+                    .GET, instance.at("/api/userinfo"), headers: headers, cookies: false)
+                #expect(refused.status == 401)
+                #expect(refused.json["error"] as? String == "step_up_required")
+                #expect(refused.json["sign_in"] as? String == "/auth/login")
+                #expect(refused.setCookies.isEmpty, "the cookie is kept: \(refused.setCookies)")
+                try await emulator.controls.requireMultiFactor(forUser: AuthEmulator.User.aliceID, false)
+                let back = try await browser.send(.GET, instance.at("/api/userinfo"), headers: headers, cookies: false)
+                #expect(back.status == 200, "the session was kept")
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await instance.stop()
+        }
+    }
+
     @Test("the session store (PostgreSQL) unreachable → 503 with Retry-After, nothing signed out")
     func databaseDown() async throws {
         try await LiveEmulator.with { emulator in
