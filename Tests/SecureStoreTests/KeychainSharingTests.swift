@@ -45,7 +45,7 @@ struct KeychainSharingTests {
         process.executableURL = URL(fileURLWithPath: try ChildProcess.toolPath("sessionkit-app-process"))
         process.arguments = [shared.model, lock ? shared.lock : "-"] + arguments
         let output = URL(fileURLWithPath: shared.folder + "/out.\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: output)
         try process.run()
         return (process, output)

@@ -3,6 +3,7 @@ import Foundation
 import SecureStore
 import SessionKit
 import SessionKitTesting
+import Synchronization
 import Testing
 
 /// Issue 17: once the provider has answered a refresh grant, nothing that fails afterwards may send the
@@ -15,12 +16,13 @@ struct RenewalSafetyTests {
     /// no discovery document and no key set loaded yet.
     private func freshProcess(
         _ live: LiveSession, configure: (inout ProviderConfiguration) -> Void = { _ in },
-        lockTimeout: Duration = .seconds(5), policy: RenewalPolicy = .init()
+        lockTimeout: Duration = .seconds(5), policy: RenewalPolicy = .init(),
+        transport: any HTTPTransport = ProviderClient.defaultTransport
     ) throws -> SessionManager {
         var configuration = live.configuration
         configure(&configuration)
         return SessionManager(
-            provider: ProviderClient(configuration: configuration, clock: live.time.clock),
+            provider: ProviderClient(configuration: configuration, transport: transport, clock: live.time.clock),
             store: try LiveSession.makeStore(live.folder, lockTimeout: lockTimeout),
             clock: live.time.clock,
             policy: policy
@@ -76,11 +78,19 @@ struct RenewalSafetyTests {
             let live = try LiveSession.make(emulator)
             defer { live.cleanUp() }
             let signedIn = try await live.signIn()
-            // Keys just loaded and a refetch floor of a minute: a key rotated now is unknown to this process.
-            let session = try freshProcess(live)
+            // A key rotated now, and a key set that never publishes it to this process (a stale cache in front of
+            // the provider; the JWKS answers are rewritten, everything else is real): its one refetch for the
+            // new key id finds nothing.
+            let hidden = Mutex<String?>(nil)
+            let stale = RewritingTransport(answersTo: "/.well-known/jwks.json") { jwks in
+                guard let kid = hidden.withLock({ $0 }), case .array(let keys)? = jwks["keys"] else { return }
+                jwks["keys"] = .array(keys.filter { $0.objectValue?["kid"]?.stringValue != kid })
+            }
+            let session = try freshProcess(live, transport: stale)
             _ = try await session.provider.validateIDToken(try #require(signedIn.idToken))
             live.expire(signedIn)
-            _ = try await emulator.controls.rotateSigningKeys()
+            let newKey = try await emulator.controls.rotateSigningKeys()
+            hidden.withLock { $0 = newKey }
             do {
                 _ = try await session.renew()
                 Issue.record("an ID token signed with an unknown key must be refused")
@@ -94,6 +104,32 @@ struct RenewalSafetyTests {
             // Another process, whose key set has the new key, renews with it: the family was not revoked.
             let renewed = try await live.relaunched().renew()
             #expect(renewed.isValid(now: live.time.clock.now()))
+        }
+    }
+
+    @Test("a provider that rotates its signing key at the refresh: the renewed ID token gets one key-set fetch")
+    func keyRotatedAtRefresh() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let signedIn = try await live.signIn()
+            // A fresh process with the default refetch interval (a minute): it loads the key set just before it
+            // sends the refresh token, and the provider rotates its key while it answers.
+            let session = try freshProcess(live)
+            live.expire(signedIn)
+            try await emulator.controls.inject(.latency(1).only(.refreshToken).times(1), into: .token)
+            try await emulator.controls.resetRequestCounts()
+            let renewal = Task { try await session.credentials() }
+            let sent = ContinuousClock.now
+            while try await emulator.controls.requestCounts()[.refreshToken] == 0 {
+                try #require(ContinuousClock.now - sent < .seconds(10), "the renewal never reached the provider")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let newKey = try await emulator.controls.rotateSigningKeys()
+            let renewed = try await renewal.value
+            #expect(renewed.idTokenClaims?.header.keyID == newKey, "the renewed ID token is signed with the new key")
+            #expect(renewed.idToken != signedIn.idToken, "and it was validated and kept")
+            #expect(try await emulator.controls.requestCounts()[.jwks] == 2, "the key set before the grant, then once")
         }
     }
 

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The keychain calls ``KeychainStore`` makes, in Swift types: the seam between its logic (query building,
 /// the accessibility and access group it writes, the mapping of statuses to errors, atomic updates) and the

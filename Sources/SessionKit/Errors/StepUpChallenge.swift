@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What a provider or a resource server asks for before it serves the user again: a stronger or a fresher
 /// authentication (step-up). Carried by ``SessionKitError/stepUp`` when the code is

@@ -28,7 +28,9 @@ public struct ProviderConfiguration: Sendable {
     public var leeway: TimeInterval
     /// How long one request may take before it fails with ``SessionKitError/Code/timeout``.
     public var requestTimeout: Duration
-    /// The shortest time between two JWKS fetches triggered by an unknown key id.
+    /// The shortest time between two JWKS fetches triggered by the same unknown key id. A key id not seen before
+    /// always gets one fetch, whatever this interval: a provider may rotate its key at the very answer that names
+    /// it (OpenID Connect Core 10.1.1).
     public var jwksRefetchInterval: Duration
 
     /// The scope SessionKit asks for when none is given: sign-in, profile, email and a refresh token.

@@ -2,7 +2,9 @@ import Foundation
 import JWTKit
 
 /// The provider's signing keys, fetched once and refetched when a token names a key id the cache does
-/// not know (the provider rotated its keys), at most once per refetch interval.
+/// not know (the provider rotated its keys): once for each new key id whatever the refetch interval, since the
+/// provider may rotate its key at the very answer that names it (OIDC Core 10.1.1), and otherwise at most once
+/// per refetch interval.
 ///
 /// A token without a `kid` (OIDC Core 10.1 requires one only when the JWKS has several keys) is verified
 /// with the one published key that can verify its algorithm. If several keys could, the token is refused
@@ -15,6 +17,9 @@ actor JWKSCache {
     /// Every key loaded, under its own `kid` or a local name for a key that has none.
     private var loadedKeyIDs: [String] = []
     private var lastFetch: ContinuousClock.Instant?
+    /// The unknown key ids a refetch was made for; each gets one, whatever the interval. Bounded: a provider
+    /// that names ever new unknown keys falls back to the interval.
+    private var refetchedFor: Set<String> = []
     /// Tokens these keys verified; emptied whenever the keys are reloaded.
     nonisolated let validated: IDTokenCache
 
@@ -30,7 +35,11 @@ actor JWKSCache {
 
     /// The algorithm object for `keyID` and `algorithm`, fetching or refetching the JWKS as needed.
     func key(for keyID: String?, algorithm: String) async throws(SessionKitError) -> any JWTAlgorithm {
-        if keys == nil || (keyID.map { !knownKeyIDs.contains($0) } ?? false) && mayRefetch {
+        if keys == nil {
+            try await reload()
+        } else if let keyID, !knownKeyIDs.contains(keyID), mayRefetch || !refetchedFor.contains(keyID) {
+            if refetchedFor.count >= Self.refetchedLimit { refetchedFor.removeAll() }
+            refetchedFor.insert(keyID)
             try await reload()
         }
         guard let keys else {
@@ -74,6 +83,9 @@ actor JWKSCache {
         }
         return key
     }
+
+    /// How many unknown key ids are remembered as refetched for.
+    private static let refetchedLimit = 16
 
     private var mayRefetch: Bool {
         guard let lastFetch else { return true }
