@@ -60,7 +60,7 @@ let package = Package(
             description: "On Linux, make AsyncHTTPClientTransport (SwiftNIO) the default transport."),
         // URLSessionTransport is compiled on Apple platforms, where it is the default. On Linux it would link
         // FoundationNetworking and libcurl (with some twenty shared libraries) into every SessionKit program,
-        // so it is compiled there only with this trait: `swift build --traits defaults,URLSessionOnLinux`
+        // so it is compiled there only with this trait: `swift build --traits default,URLSessionOnLinux`
         // (scripts/test does, for the shared transport tests).
         .trait(name: "URLSessionOnLinux", description: "Compile URLSessionTransport on Linux too."),
     ],

@@ -11,7 +11,8 @@ import SecureStore
 /// test locks it.
 ///
 /// `scripts/with-keyring` starts a private D-Bus session with an unlocked GNOME Keyring and puts its
-/// password in `SESSIONKIT_TEST_KEYRING_PASSWORD`. CI also sets `SESSIONKIT_REQUIRE_KEYRING=1`, which turns
+/// password in `SESSIONKIT_TEST_KEYRING_PASSWORD` and its folder in `SESSIONKIT_TEST_KEYRING_HOME`; without
+/// that folder the keyring tests are skipped, even where a Secret Service answers (a desktop's own keyring). CI also sets `SESSIONKIT_REQUIRE_KEYRING=1`, which turns
 /// a missing keyring into a failure instead of a skip:
 ///
 /// ```swift
@@ -28,14 +29,30 @@ public enum TestKeyring {
     }
 
     /// Why the keyring cannot be used, or `nil` when it can; probed once per process.
-    public static let unavailableReason: String? = {
+    public static let unavailableReason: String? = unavailableReason(
+        environment: ProcessInfo.processInfo.environment)
+
+    /// Why the keyring cannot be used in `environment`, or `nil` when it can.
+    ///
+    /// Only the throw-away keyring of `scripts/with-keyring` is ever used: it runs in a private D-Bus session and
+    /// names its folder in `SESSIONKIT_TEST_KEYRING_HOME`. Anywhere else (a desktop whose own keyring is unlocked)
+    /// nothing is asked of the Secret Service, not even the probe, so the tests never write into a person's
+    /// keyring or lock it.
+    public static func unavailableReason(environment: [String: String]) -> String? {
+        var isFolder: ObjCBool = false
+        guard let home = environment["SESSIONKIT_TEST_KEYRING_HOME"],
+            FileManager.default.fileExists(atPath: home, isDirectory: &isFolder), isFolder.boolValue
+        else {
+            return "this is not the throw-away keyring of scripts/with-keyring (SESSIONKIT_TEST_KEYRING_HOME is not "
+                + "set), and the tests never use your own keyring"
+        }
         do throws(SecureStoreError) {
             try SecretServiceStore(service: "sessionkit.test-probe").checkAvailability()
             return nil
         } catch {
             return error.message
         }
-    }()
+    }
 
     /// Whether keyring tests should run: the keyring works, or it is required (and the tests will fail).
     public static var shouldRun: Bool { unavailableReason == nil || isRequired }
