@@ -68,4 +68,24 @@ struct ProviderRefusalTests {
             #expect(bad.stderr.contains("need the browser sign-in"), "\(bad.output)")
         }
     }
+
+    @Test("a provider without offline_access: login keeps a refresh token; asking for it names the refused scope")
+    func providerWithoutOfflineAccess() async throws {
+        try await LiveEmulator.with(LiveEmulator.configuration { $0.offlineAccessIsAScope = false }) { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            let login = try await cli.signIn()
+            #expect(!login.stdout.contains("No refresh token"), "\(login.output)")
+            #expect(try await cli.run(["refresh"]).status == 0, "the session renews")
+            let asked = try await cli.run(
+                [
+                    "login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail, "--scope",
+                    "openid offline_access",
+                ],
+                input: AuthEmulator.User.alicePassword + "\n")
+            #expect(asked.status == 2, "\(asked.output)")
+            #expect(
+                asked.stderr.contains("'openid offline_access'") && asked.stderr.contains("--scope"), "\(asked.output)")
+        }
+    }
 }

@@ -42,6 +42,10 @@ extension AuthEmulator {
         public var autoSignInUser: String?
         /// Turns on ``AuthEmulator/controls`` and the `/__emulator/…` HTTP endpoints. Off by default.
         public var testControlsEnabled: Bool
+        /// Whether `offline_access` is a scope, as at Auth0 (the default). When `false`, as in
+        /// django-oauth-toolkit's defaults, discovery does not list it, a sign-in that asks for it is refused with
+        /// `invalid_scope`, and refresh tokens are issued without it.
+        public var offlineAccessIsAScope = true
         /// A JSON file that keeps grants, users' metadata, signing keys and the clock across restarts.
         public var stateFile: String?
         /// The applications that may ask for tokens.
@@ -114,6 +118,7 @@ extension AuthEmulator {
             case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
             case lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis, backchannelLogoutTimeout
+            case offlineAccessIsAScope
         }
 
         /// Decodes a configuration; every key is optional.
@@ -137,6 +142,7 @@ extension AuthEmulator {
                 try c.decodeIfPresent(Double.self, forKey: .keyRotationOverlap) ?? defaults.keyRotationOverlap
             self.autoSignInUser = try c.decodeIfPresent(String.self, forKey: .autoSignInUser)
             self.testControlsEnabled = try c.decodeIfPresent(Bool.self, forKey: .testControlsEnabled) ?? false
+            self.offlineAccessIsAScope = try c.decodeIfPresent(Bool.self, forKey: .offlineAccessIsAScope) ?? true
             self.stateFile = try c.decodeIfPresent(String.self, forKey: .stateFile)
             self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
             self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users

@@ -29,7 +29,8 @@ struct Grants: Sendable {
             acr: acr
         )
         var refreshToken: String?
-        if scopes.contains("offline_access"), client.grantTypes.contains(.refreshToken) {
+        let offline = scopes.contains("offline_access") || !core.configuration.offlineAccessIsAScope
+        if offline, client.grantTypes.contains(.refreshToken) {
             refreshToken = await core.state.issueRefreshToken(grantID: grant.id)
         }
         let response = try await issuer.issue(

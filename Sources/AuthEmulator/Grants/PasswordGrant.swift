@@ -13,6 +13,7 @@ extension Grants {
         guard let user = await core.state.authenticate(username: username, password: password, realm: realm) else {
             throw OAuthError(.invalidGrant, "Wrong email or password.")
         }
+        try core.scopes.checkKnown(requested: p["scope"])
         let scopes = core.scopes.userGrant(requested: p["scope"], audience: audience)
         return try await issueNewGrant(userID: user.id, scopes: scopes, audience: audience, authTime: core.clock.now).0
     }

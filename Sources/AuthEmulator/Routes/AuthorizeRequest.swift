@@ -62,6 +62,7 @@ struct AuthorizeRequest: Sendable {
         }
         do {
             _ = try core.scopes.audience(p["audience"])
+            try core.scopes.checkKnown(requested: p["scope"])
         } catch {
             throw .redirect(error, redirectURI: redirectURI, state: p["state"])
         }

@@ -34,6 +34,7 @@ struct DeviceEndpoints: Sendable {
             throw OAuthError(.unauthorizedClient, "The client may not use the device authorization grant.")
         }
         let audience = try core.scopes.audience(p["audience"])
+        try core.scopes.checkKnown(requested: p["scope"])
         let lifetimes = core.configuration.lifetimes
         let codes = await core.state.createDeviceCode(
             clientID: client.id,

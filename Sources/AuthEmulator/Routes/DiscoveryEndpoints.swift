@@ -51,7 +51,7 @@ struct DiscoveryEndpoints: Sendable {
             "backchannel_logout_session_supported": true,
         ]
         document["scopes_supported"] = .array(
-            (["openid", "profile", "email", "offline_access"] + apiScopes).map { .string($0) }
+            (core.scopes.discoveryScopes + apiScopes).map { .string($0) }
         )
         var response = JSONResponse.make(document)
         response.headers[.cacheControl] = "no-cache"

@@ -44,5 +44,9 @@ final class EmulatorCore: Sendable {
         return configuration.clients.first { $0.id == id }
     }
 
-    var scopes: ScopePolicy { ScopePolicy(managementAudience: managementAudience, apis: configuration.apis) }
+    var scopes: ScopePolicy {
+        ScopePolicy(
+            managementAudience: managementAudience, apis: configuration.apis,
+            offlineAccessIsAScope: configuration.offlineAccessIsAScope)
+    }
 }

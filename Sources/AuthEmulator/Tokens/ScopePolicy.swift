@@ -2,6 +2,20 @@
 struct ScopePolicy: Sendable {
     let managementAudience: String
     let apis: [AuthEmulator.API]
+    /// Whether `offline_access` is a scope (Auth0) or an unknown one (django-oauth-toolkit's defaults).
+    var offlineAccessIsAScope = true
+
+    /// The OpenID Connect scopes discovery lists.
+    var discoveryScopes: [String] {
+        ["openid", "profile", "email"] + (offlineAccessIsAScope ? ["offline_access"] : [])
+    }
+
+    /// Refuses a sign-in that asks for `offline_access` where it is not a scope, with `invalid_scope` as
+    /// django-oauth-toolkit does for a scope it does not know.
+    func checkKnown(requested: String?) throws(OAuthError) {
+        guard !offlineAccessIsAScope, Self.split(requested)?.contains("offline_access") == true else { return }
+        throw OAuthError(.invalidScope, "Invalid scope: offline_access")
+    }
 
     /// The OpenID Connect scopes a user-facing grant may carry.
     static let userScopes: Set<String> = ["openid", "profile", "email", "offline_access"]

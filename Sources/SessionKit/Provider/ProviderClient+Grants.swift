@@ -21,10 +21,15 @@ extension ProviderClient {
             ("password", password.unsafeRawValue),
         ]
         if let realm { parameters.append(("realm", realm)) }
-        parameters += scopeParameters(scope: scope, audience: audience)
+        let scopes = try await scopeParameters(scope: scope, audience: audience)
+        parameters += scopes
         // An ID token is validated when the answer has one, but not required: OpenID Connect defines it for
         // the code flow only, and some providers (django-oauth-toolkit) send none for this grant.
-        return try await tokenRequest(parameters, expecting: .init())
+        do {
+            return try await tokenRequest(parameters, expecting: .init())
+        } catch {
+            throw await explainingScope(error, asked: scopes[0].1)
+        }
     }
 
     /// Renews `credentials` with their refresh token, like Auth0.swift's `renew(withRefreshToken:scope:)`.

@@ -126,8 +126,8 @@ extension ProviderClient {
     }
 
     /// The scope and audience parameters for a sign-in request.
-    func scopeParameters(scope: String?, audience: String?) -> [(String, String)] {
-        var parameters = [("scope", scope ?? configuration.scope)]
+    func scopeParameters(scope: String?, audience: String?) async throws(SessionKitError) -> [(String, String)] {
+        var parameters = [("scope", try await requestedScope(scope))]
         if let audience = audience ?? configuration.audience { parameters.append(("audience", audience)) }
         return parameters
     }

@@ -21,7 +21,15 @@ public struct ProviderConfiguration: Sendable {
     /// The API audience to request access tokens for (Auth0's `audience` parameter), if any.
     public var audience: String?
     /// The default scope for sign-in. `offline_access` asks for a refresh token.
-    public var scope: String
+    ///
+    /// Left at ``defaultScope`` (not given, or `nil`), `offline_access` is sent only when the provider's discovery
+    /// lists it in `scopes_supported` or lists no scopes: providers such as django-oauth-toolkit issue refresh
+    /// tokens without it and refuse it as an unknown scope. A scope set here is sent exactly as it is.
+    public var scope: String {
+        didSet { usesDefaultScope = false }
+    }
+    /// Whether ``scope`` is the default one, which follows the provider's `scopes_supported`.
+    package private(set) var usesDefaultScope: Bool
     /// Endpoints to use instead of, or in addition to, those the discovery document lists.
     public var endpoints: EndpointOverrides
     /// Allowed clock difference, in seconds, when checking `exp`, `iat`, `nbf` and `auth_time`.
@@ -46,7 +54,7 @@ public struct ProviderConfiguration: Sendable {
         clientSecret: Secret? = nil,
         clientAuthentication: ClientAuthenticationMethod = .automatic,
         audience: String? = nil,
-        scope: String = Self.defaultScope,
+        scope: String? = nil,
         endpoints: EndpointOverrides = .init(),
         leeway: TimeInterval = 60,
         requestTimeout: Duration = .seconds(30),
@@ -69,7 +77,8 @@ public struct ProviderConfiguration: Sendable {
         self.clientSecret = clientSecret
         self.clientAuthentication = clientAuthentication
         self.audience = audience
-        self.scope = scope
+        self.scope = scope ?? Self.defaultScope
+        self.usesDefaultScope = scope == nil
         self.endpoints = endpoints
         self.leeway = leeway
         self.requestTimeout = requestTimeout

@@ -26,6 +26,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     public var idTokenSigningAlgorithms: [String]?
     /// The ways of authenticating a client at the token endpoint the provider says it accepts.
     public var tokenEndpointAuthMethods: [String]?
+    /// The scopes the provider says it supports (`scopes_supported`), when it lists them.
+    public var scopesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -39,6 +41,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         case grantTypesSupported = "grant_types_supported"
         case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
+        case scopesSupported = "scopes_supported"
     }
 
     /// Creates metadata from explicit endpoints, for providers without discovery.
@@ -53,7 +56,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         endSessionEndpoint: URL? = nil,
         grantTypesSupported: [String]? = nil,
         idTokenSigningAlgorithms: [String]? = nil,
-        tokenEndpointAuthMethods: [String]? = nil
+        tokenEndpointAuthMethods: [String]? = nil,
+        scopesSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -66,6 +70,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         self.grantTypesSupported = grantTypesSupported
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
+        self.scopesSupported = scopesSupported
     }
 
     /// These metadata with every non-`nil` override applied.

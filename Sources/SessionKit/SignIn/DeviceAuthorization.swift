@@ -30,10 +30,12 @@ extension ProviderClient {
         let url = try await metadata().endpoint(
             \.deviceAuthorizationEndpoint, named: "device-authorization", override: "deviceAuthorization"
         )
-        let response = try await postForm(
-            scopeParameters(scope: scope, audience: audience), to: url, endpoint: "device-authorization endpoint"
-        )
-        guard response.status == 200 else { throw providerFailure(response, endpoint: "device-authorization endpoint") }
+        let scopes = try await scopeParameters(scope: scope, audience: audience)
+        let response = try await postForm(scopes, to: url, endpoint: "device-authorization endpoint")
+        guard response.status == 200 else {
+            throw await explainingScope(
+                providerFailure(response, endpoint: "device-authorization endpoint"), asked: scopes[0].1)
+        }
         guard let object = (try? JSONValue(parsing: response.body))?.objectValue,
             let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
             let uri = (object["verification_uri"] ?? object["verification_url"])?.stringValue.flatMap(

@@ -21,7 +21,7 @@ extension ProviderClient {
         let verifier = PKCE.randomToken()
         let state = PKCE.randomToken(bytes: 16)
         let nonce = PKCE.randomToken(bytes: 16)
-        let requestedScope = scope ?? configuration.scope
+        let requestedScope = try await requestedScope(scope)
         var items = [
             URLQueryItem(name: "response_type", value: "code"),
             URLQueryItem(name: "client_id", value: configuration.clientID),
@@ -69,7 +69,12 @@ extension ProviderClient {
     /// `nonce` (and `auth_time` when `max_age` was sent).
     public func exchange(callback: URL, for request: AuthorizationRequest) async throws(SessionKitError) -> Credentials
     {
-        let code = try request.code(fromCallback: callback)
+        let code: Secret
+        do {
+            code = try request.code(fromCallback: callback)
+        } catch {
+            throw await explainingScope(error, asked: request.scope)
+        }
         let parameters = [
             ("grant_type", "authorization_code"),
             ("code", code.unsafeRawValue),

@@ -160,7 +160,7 @@ struct ResolvedSettings {
             clientSecret: clientSecret,
             clientAuthentication: try clientAuthentication(),
             audience: settings.audience,
-            scope: settings.scope ?? ProviderConfiguration.defaultScope,
+            scope: settings.scope,
             endpoints: try endpointOverrides()
         )
     }
