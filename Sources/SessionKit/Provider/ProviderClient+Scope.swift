@@ -15,8 +15,9 @@ extension ProviderClient {
     func explainingScope(_ error: SessionKitError, asked scope: String) async -> SessionKitError {
         guard error.oauthError == "invalid_scope" else { return error }
         let listed = (try? await metadata().scopesSupported).flatMap { $0 }
-        let lists = listed.map { "its discovery document lists '\($0.joined(separator: " "))'" } ?? "its discovery "
-            + "document lists no scopes"
+        let lists =
+            listed.map { "its discovery document lists '\($0.joined(separator: " "))'" }
+            ?? "its discovery document lists no scopes"
         return SessionKitError(
             code: error.code,
             message: "the provider refused the scope '\(scope)' (invalid_scope); \(lists): ask for scopes it supports "
