@@ -40,8 +40,9 @@ fleet() {
 
 # Samples by process: the emulator, the instances (or floor clients) together, PostgreSQL, the rest.
 shares() {
+    # `perf script -F pid,comm` prints the command name, then the process id.
     perf script -i "$1" -F pid,comm 2>/dev/null | awk -v emulator="$emulator" -v self="$2" '
-        { total++; if ($1 == emulator) e++; else if ($2 == "postgres") p++; else if (index(self, " " $1 " ")) s++; else o++ }
+        { total++; if ($2 == emulator) e++; else if ($1 == "postgres") p++; else if (index(self, " " $2 " ")) s++; else o++ }
         END { printf "samples %d: emulator %.0f%%, %s %.0f%%, postgres %.0f%%, other %.0f%%\n",
               total, 100*e/total, "instances", 100*s/total, 100*p/total, 100*o/total }'
 }
