@@ -73,6 +73,26 @@ struct ControlTests {
                 .POST, "__emulator/users/auth0%7C65a1f0c0ffee000000000001/revoke", body: "{}",
                 contentType: "application/json")
             #expect(revoke.json["revoked"] == 1)
+
+            // MFA demanded on refresh for alice, over HTTP: a refresh grant is answered mfa_required, then works.
+            let signedIn = try await h.postForm(
+                "oauth/token",
+                [
+                    "grant_type": "password", "client_id": Harness.native, "username": AuthEmulator.User.aliceEmail,
+                    "password": AuthEmulator.User.alicePassword, "scope": "openid offline_access",
+                ])
+            let refreshToken = try #require(signedIn["refresh_token"])
+            let mfa = "__emulator/users/auth0%7C65a1f0c0ffee000000000001/mfa"
+            #expect(
+                try await h.send(.POST, mfa, body: #"{"required":true}"#, contentType: "application/json").status
+                    == 200)
+            let refresh = ["grant_type": "refresh_token", "client_id": Harness.native, "refresh_token": refreshToken]
+            let demanded = try await h.postForm("oauth/token", refresh)
+            #expect(demanded["error"] == "mfa_required" && demanded["mfa_token"] != nil)
+            #expect(
+                try await h.send(.POST, mfa, body: #"{"required":false}"#, contentType: "application/json").status
+                    == 200)
+            #expect(try await h.postForm("oauth/token", refresh)["access_token"] != nil)
             #expect(
                 try await h.send(.POST, "__emulator/faults", body: "{}", contentType: "application/json").status == 400)
         }

@@ -7,6 +7,7 @@ struct ControlEndpoints: Sendable {
     let core: EmulatorCore
 
     private struct ClockAdvance: Decodable { var seconds: Double }
+    private struct MultiFactorDemand: Decodable { var required: Bool }
     private struct FaultRequest: Decodable {
         var endpoint: AuthEmulator.Endpoint
         var fault: AuthEmulator.Fault
@@ -61,6 +62,16 @@ struct ControlEndpoints: Sendable {
                 let id = context.parameters.get("id") ?? ""
                 let userID = id.removingPercentEncoding ?? id
                 return ["revoked": .number(Double(try await controls.revokeGrants(forUser: userID)))]
+            }
+        }
+        // {"required": true}: refresh grants of the user are answered mfa_required until {"required": false}.
+        group.post("users/:id/mfa") { request, context -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
+                let id = context.parameters.get("id") ?? ""
+                let body = try await request.decode(as: MultiFactorDemand.self, context: context)
+                try await controls.requireMultiFactor(forUser: id.removingPercentEncoding ?? id, body.required)
+                return [:]
             }
         }
         registerLogoutControls(on: group, controls: controls)
