@@ -52,6 +52,32 @@ struct CLIBrowserSignInTests {
         }
     }
 
+    @Test("step-up: refresh exits 5; login --acr-values asks for them, and the stronger session renews again")
+    func stepUp() async throws {
+        let multiFactor = "http://schemas.openid.net/pape/policies/2007/06/multi-factor"
+        try await LiveEmulator.with(Self.autoSignIn) { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            try await emulator.controls.requireMultiFactor(forUser: AuthEmulator.User.aliceID)
+            let refused = try await cli.run(["refresh"])
+            #expect(refused.status == 5, "\(refused.output)")
+            #expect(refused.stderr.contains("sessionctl login --browser"), "\(refused.output)")
+            let login = try cli.start(["login", "--no-open", "--acr-values", multiFactor, "--max-age", "0"])
+            let start = try await login.startLink()
+            let browser = LoopbackBrowser()
+            let authorization = try await browser.authorizationURL(fromStart: start)
+            let query = URLComponents(url: authorization, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(query.first { $0.name == "acr_values" }?.value == multiFactor)
+            #expect(query.first { $0.name == "max_age" }?.value == "0")
+            let page = try await browser.get(try await browser.redirect(fromAuthorization: authorization))
+            #expect(page.text.contains("Signed in as"))
+            #expect(try await login.finish().status == 0)
+            let renewed = try await cli.run(["refresh"])
+            #expect(renewed.status == 0, "the session from the stronger sign-in renews: \(renewed.output)")
+        }
+    }
+
     @Test("stray callbacks do not end the sign-in: it ends at its timeout, with exit 2")
     func strayThenTimeout() async throws {
         try await LiveEmulator.with(Self.autoSignIn) { emulator in
