@@ -10,8 +10,8 @@ struct SessionCtl: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success (for status: signed in, valid or renewable); 1 sign-in required; \
             2 the provider failed or could not be reached (retryable, the session is kept); \
-            3 the session store is unavailable or damaged; 4 bad configuration; 5 the provider asks for a \
-            stronger sign-in (step-up; the session is kept); 64 bad usage.
+            3 the session store is unavailable or damaged; 4 bad configuration (or a refused scope); \
+            5 the provider asks for a stronger sign-in (step-up; the session is kept); 64 bad usage.
 
             Environment: SESSIONCTL_PROFILE, SESSIONCTL_ISSUER, SESSIONCTL_CLIENT_ID, SESSIONCTL_AUDIENCE, \
             SESSIONCTL_SCOPE, SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), XDG_CONFIG_HOME, \

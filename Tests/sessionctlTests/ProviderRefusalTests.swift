@@ -83,7 +83,7 @@ struct ProviderRefusalTests {
                     "openid offline_access",
                 ],
                 input: AuthEmulator.User.alicePassword + "\n")
-            #expect(asked.status == 2, "\(asked.output)")
+            #expect(asked.status == 4, "a refused scope is bad configuration, not retryable: \(asked.output)")
             #expect(
                 asked.stderr.contains("'openid offline_access'") && asked.stderr.contains("--scope"), "\(asked.output)")
         }

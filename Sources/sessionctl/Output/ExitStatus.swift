@@ -22,6 +22,8 @@ enum ExitStatus {
         case .signInRequired: signInRequired
         case .storeUnavailable, .storeCorrupted: storeFailure
         case .invalidConfiguration: badConfiguration
+        // A refused scope is the configuration's to fix (`--scope`), not the provider's to recover from.
+        case .providerError where error.oauthError == "invalid_scope": badConfiguration
         case .invalidInput: ExitCode.validationFailure
         case .stepUpRequired: stepUpRequired
         default: providerFailure
