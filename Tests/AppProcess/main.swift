@@ -4,7 +4,9 @@
 //
 // Usage: sessionkit-app-process MODEL_FOLDER LOCK_FILE|- COMMAND [ARGUMENTS]
 //   LOCK_FILE is KeychainStore's crossProcessLock ("-" for none).
-//   increment COUNT                                 COUNT times: add 1 to the item "counter" with update
+//   increment COUNT [START_FILE]                    COUNT times: add 1 to the item "counter" with update;
+//                                                   with START_FILE, only once that file exists (so that
+//                                                   several processes start their loops together)
 //   credentials ISSUER CLIENT_ID LEASE_SECONDS      SessionManager.credentials(minTTL: 60) for the stored
 //                                                   session; prints "ok <token digest>" or "error <code>"
 // Exit status: 0 done (credentials: whatever the answer), 64 bad usage, 1 store error.
@@ -30,8 +32,15 @@ let store = KeychainStore(
 let rest = Array(arguments.dropFirst(3))
 
 switch (arguments[2], rest.count) {
-case ("increment", 1):
+case ("increment", 1), ("increment", 2):
     guard let count = Int(rest[0]) else { fail("COUNT must be a number", status: 64) }
+    if rest.count == 2 {
+        let started = ContinuousClock.now
+        while !FileManager.default.fileExists(atPath: rest[1]) {
+            if ContinuousClock.now - started > .seconds(60) { fail("START_FILE never appeared", status: 1) }
+            usleep(1_000)
+        }
+    }
     do {
         for _ in 0..<count {
             try store.update(forKey: "counter") { old in

@@ -184,8 +184,11 @@ struct RenewalSafetyTests {
             let signedIn = try await live.signIn()
             live.expire(signedIn)
             let short = RenewalPolicy(leaseDuration: .milliseconds(300))
-            let first = try freshProcess(live, policy: short)
-            let second = try freshProcess(live, policy: short)
+            // A request timeout with room for a loaded machine: a 2 s answer that timed out at 5 s was sent again
+            // (CI, 74 s into a parallel run), which spends the rotated token twice whatever the lease does.
+            let roomy: (inout ProviderConfiguration) -> Void = { $0.requestTimeout = .seconds(30) }
+            let first = try freshProcess(live, configure: roomy, policy: short)
+            let second = try freshProcess(live, configure: roomy, policy: short)
             try await emulator.controls.resetRequestCounts()
             try await emulator.controls.inject(.latency(2).only(.refreshToken).times(1), into: .token)
             let renewal = Task { try await first.credentials() }
