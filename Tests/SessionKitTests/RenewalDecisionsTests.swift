@@ -37,6 +37,28 @@ struct RenewalDecisionsTests {
         RenewalDecisions(minTTL: minTTL, scope: scope, force: force, ownerID: "me", keepsJournal: journal, fresh: fresh)
     }
 
+    @Test("another API's token: served when valid, else renewed with the session's refresh token, valid or not")
+    func anotherAPI() {
+        let target = RenewalTarget.api(.init(audience: "https://api.example/", scope: "b a"))
+        #expect(target == .api(.init(audience: "https://api.example/", scope: "a  b a")), "scopes as a set")
+        let session = Self.credentials(expiresIn: 200)
+        var record = Self.record(session, generation: 4)
+        var decisions = RenewalDecisions(
+            minTTL: 60, scope: nil, target: target, force: false, ownerID: "me", keepsJournal: false, fresh: record)
+        #expect(decisions.next(now: Self.now) == .takeLease(renewing: session, expecting: 4), "none yet")
+        let api = Self.credentials(expiresIn: 200, refresh: false)
+        record.apiCredentials["https://api.example/ a b"] = api
+        decisions.read(record)
+        #expect(decisions.next(now: Self.now) == .finish(api))
+        record.apiCredentials["https://api.example/ a b"] = Self.credentials(expiresIn: 30, refresh: false)
+        record.credentials = Self.credentials(expiresIn: -5)
+        decisions.read(record)
+        #expect(decisions.next(now: Self.now) == .takeLease(renewing: Self.credentials(expiresIn: -5), expecting: 4))
+        record.credentials = Self.credentials(expiresIn: 200, refresh: false)
+        decisions.read(record)
+        #expect(decisions.next(now: Self.now) == .cannotRenew, "no refresh token in the session")
+    }
+
     @Test("with nothing in hand it reads; valid credentials are returned; none is no session")
     func readsThenFinishes() {
         var decisions = Self.decisions()

@@ -17,6 +17,9 @@ struct SessionRecordFormatTests {
                 "extra": .object(["n": .int(1), "d": .double(0.5), "a": .array([.null, .bool(true)])])
             ])
         record.profile = UserProfile(claims: ["sub": .string("auth0|1"), "name": .string("Ada \"A\" Lovelace")])
+        record.apiCredentials["https://payments.example/ pay read"] = Credentials(
+            accessToken: Secret("api.at"), tokenType: "Bearer", expiresAt: Date(timeIntervalSinceReferenceDate: 9.75),
+            scope: "pay read", receivedAt: Date(timeIntervalSinceReferenceDate: 2.5))
         record.renewal = RenewalLease(
             owner: "owner-1", pid: 4242, host: "host.example", startedAt: Date(timeIntervalSinceReferenceDate: 1.5),
             expiresAt: Date(timeIntervalSinceReferenceDate: 31.25))

@@ -20,6 +20,12 @@ extension AuthEmulator {
         /// The seeded demo API, with `read:data` and `write:data`.
         public static let demo = API(identifier: demoIdentifier, scopes: ["read:data", "write:data"])
 
+        /// The seeded second API's identifier: another service the same sign-in calls.
+        public static let paymentsIdentifier = "https://payments.sessionkit.example/"
+
+        /// The seeded second API, with `read:payments` and `pay`; the seeded clients' refresh tokens reach it.
+        public static let payments = API(identifier: paymentsIdentifier, scopes: ["read:payments", "pay"])
+
         /// The Management API scopes the emulator grants when requested.
         public static let managementScopes = ["read:current_user", "update:current_user_metadata"]
     }

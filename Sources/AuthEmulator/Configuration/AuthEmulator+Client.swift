@@ -26,6 +26,9 @@ extension AuthEmulator {
         /// default) sends nothing. ``AuthEmulator/Controls/setBackchannelLogoutURI(_:forClient:)`` replaces it
         /// at run time, for receivers that learn their port only once they listen.
         public var backchannelLogoutURI: String?
+        /// The other APIs its refresh tokens may get access tokens for (Auth0's Multi-Resource Refresh Token);
+        /// empty (the default) allows only the sign-in's own audience.
+        public var refreshTokenPolicies: [RefreshTokenPolicy]
 
         /// Creates a client.
         public init(
@@ -36,7 +39,8 @@ extension AuthEmulator {
             redirectURIs: [String] = [],
             signsIDTokensWithSecret: Bool = false,
             postLogoutRedirectURIs: [String] = [],
-            backchannelLogoutURI: String? = nil
+            backchannelLogoutURI: String? = nil,
+            refreshTokenPolicies: [RefreshTokenPolicy] = []
         ) {
             self.id = id
             self.name = name
@@ -46,6 +50,7 @@ extension AuthEmulator {
             self.signsIDTokensWithSecret = signsIDTokensWithSecret
             self.postLogoutRedirectURIs = postLogoutRedirectURIs
             self.backchannelLogoutURI = backchannelLogoutURI
+            self.refreshTokenPolicies = refreshTokenPolicies
         }
 
         /// Whether the client is public (has no secret).
@@ -59,7 +64,7 @@ extension AuthEmulator {
 
         private enum CodingKeys: String, CodingKey {
             case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
-            case backchannelLogoutURI
+            case backchannelLogoutURI, refreshTokenPolicies
         }
 
         /// Decodes a client; only `id` is required.
@@ -73,6 +78,8 @@ extension AuthEmulator {
             self.signsIDTokensWithSecret = try c.decodeIfPresent(Bool.self, forKey: .signsIDTokensWithSecret) ?? false
             self.postLogoutRedirectURIs = try c.decodeIfPresent([String].self, forKey: .postLogoutRedirectURIs) ?? []
             self.backchannelLogoutURI = try c.decodeIfPresent(String.self, forKey: .backchannelLogoutURI)
+            self.refreshTokenPolicies =
+                try c.decodeIfPresent([RefreshTokenPolicy].self, forKey: .refreshTokenPolicies) ?? []
         }
     }
 }
@@ -92,7 +99,8 @@ extension AuthEmulator.Client {
         id: nativeID,
         name: "SessionKit Native",
         grantTypes: AuthEmulator.GrantType.allSupported.filter { $0 != .clientCredentials },
-        redirectURIs: nativeRedirectURIs
+        redirectURIs: nativeRedirectURIs,
+        refreshTokenPolicies: [.init(.demo), .init(.payments)]
     )
 
     /// The seeded confidential client: a secret, every grant including client credentials.
@@ -104,6 +112,7 @@ extension AuthEmulator.Client {
         // The second is the sign-in callback of a back end for front ends (SessionKitBFF, `sessionkit-bff`).
         redirectURIs: ["http://127.0.0.1/callback", "http://127.0.0.1/auth/callback"],
         // The BFF's home page on any loopback port, where `/oidc/logout` returns the browser.
-        postLogoutRedirectURIs: ["http://127.0.0.1/"]
+        postLogoutRedirectURIs: ["http://127.0.0.1/"],
+        refreshTokenPolicies: [.init(.demo), .init(.payments)]
     )
 }

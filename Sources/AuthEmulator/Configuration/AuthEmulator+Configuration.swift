@@ -74,7 +74,7 @@ extension AuthEmulator {
             stateFile: String? = nil,
             clients: [Client] = [.native, .confidential],
             users: [User] = [.alice, .bob],
-            apis: [API] = [.demo],
+            apis: [API] = [.demo, .payments],
             backchannelLogoutTimeout: Double = 5
         ) {
             self.host = host

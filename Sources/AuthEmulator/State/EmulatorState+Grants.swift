@@ -72,6 +72,15 @@ extension EmulatorState {
         case refused(OAuthError)
     }
 
+    /// The grant a live refresh token belongs to, without redeeming it: what a refresh grant may ask is checked
+    /// before the token is spent.
+    func grant(forRefreshToken token: String) -> GrantRecord? {
+        guard let record = refreshTokens[SecureRandom.digest(token)], let grant = grants[record.grantID],
+            !grant.revoked
+        else { return nil }
+        return grant
+    }
+
     /// Redeems a refresh token atomically: expiry, client binding, rotation and reuse detection.
     func redeemRefreshToken(
         _ token: String,

@@ -60,7 +60,7 @@ struct ScopePolicy: Sendable {
         return parts.isEmpty ? nil : parts
     }
 
-    private static func unique(_ scopes: [String]) -> [String] {
+    static func unique(_ scopes: [String]) -> [String] {
         var seen = Set<String>()
         return scopes.filter { seen.insert($0).inserted }
     }

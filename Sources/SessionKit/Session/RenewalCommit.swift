@@ -19,8 +19,19 @@ import Foundation
 /// - A session that ended while it was renewed (signed out) stays ended: the renewal was dropped, and the
 ///   call fails as signed out, with nothing set aside.
 struct RenewalCommit {
-    /// What the renewal brought.
+    /// An access token for another API that a renewal brought, stored beside the session's credentials.
+    struct APIToken: Codable, Sendable, Equatable {
+        /// Its key in ``SessionRecord/apiCredentials``.
+        var key: String
+        /// The access token, without refresh or ID token (those are the session's).
+        var credentials: Credentials
+    }
+
+    /// What the renewal brought: the session's credentials as they are to be stored (for another API's renewal,
+    /// the earlier ones with the rotated refresh token).
     let renewed: Credentials
+    /// The other API's token the renewal was for, if it was.
+    var api: APIToken? = nil
     /// The credentials it replaces, when known (not for a renewal read back from the journal).
     let replacing: Credentials?
     /// The record's generation when the renewal's lease was last written.
@@ -45,6 +56,7 @@ struct RenewalCommit {
         if let owner, stored.renewal?.owner != owner { return nil }
         var next = stored
         next.credentials = renewed
+        if let api { next.apiCredentials[api.key] = api.credentials }
         next.renewal = nil
         return next
     }

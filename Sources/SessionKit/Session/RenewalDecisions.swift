@@ -30,13 +30,16 @@ struct RenewalDecisions {
         case waitForOther(afterGeneration: UInt64)
         /// Save a renewal set aside in the journal, if any, and report with ``journalSettled(wrote:)``.
         case settleJournal
-        /// Take the lease on the record of `generation` and renew `current`; report a refusal with
+        /// Take the lease on the record of `generation` and renew with the session's credentials `current` (for
+        /// any target: they hold the refresh token); report a refusal with
         /// ``leaseRefused(stored:)``.
         case takeLease(renewing: Credentials, expecting: UInt64)
     }
 
     let minTTL: TimeInterval
     let scope: String?
+    /// What is renewed: the session's access token, or another API's from the same refresh token.
+    let target: RenewalTarget
     /// This instance's lease owner id.
     let ownerID: String
     /// Whether the caller asked to renew whatever the expiry; cleared once another renewal was seen.
@@ -49,10 +52,12 @@ struct RenewalDecisions {
     /// Decisions for one call. `fresh` is a record read just now, if any; `keepsJournal` says whether the
     /// store has a journal to read before a grant.
     init(
-        minTTL: TimeInterval, scope: String?, force: Bool, ownerID: String, keepsJournal: Bool, fresh: SessionRecord?
+        minTTL: TimeInterval, scope: String?, target: RenewalTarget = .session, force: Bool, ownerID: String,
+        keepsJournal: Bool, fresh: SessionRecord?
     ) {
         self.minTTL = minTTL
         self.scope = scope
+        self.target = target
         self.ownerID = ownerID
         self.forced = force
         self.journalRead = !keepsJournal
@@ -62,14 +67,17 @@ struct RenewalDecisions {
     /// The next step, given the record in hand.
     mutating func next(now: Date) -> Step {
         guard let record else { return .read }
-        guard let current = record.credentials else { return .noSession }
-        let renewedMeanwhile =
-            waited && current.livesShorter(than: minTTL) && current.isValid(now: now)
-            && (scope == nil || scope == current.scope)
-        if !forced, renewedMeanwhile || current.satisfies(minTTL: minTTL, scope: scope, now: now) {
-            return .finish(current)
+        guard let session = record.credentials else { return .noSession }
+        if !forced, let current = target.credentials(in: record) {
+            let renewedMeanwhile =
+                waited && current.livesShorter(than: minTTL) && current.isValid(now: now)
+                && (scope == nil || scope == current.scope)
+            if renewedMeanwhile || current.satisfies(minTTL: minTTL, scope: scope, now: now) {
+                return .finish(current)
+            }
         }
-        guard current.canRenew else { return .cannotRenew }
+        // Whatever the target, the session's refresh token renews it.
+        guard session.canRenew else { return .cannotRenew }
         if !forced, let lease = record.renewal, lease.owner != ownerID, lease.isActive(at: now) {
             self.record = nil
             return .waitForOther(afterGeneration: record.generation)
@@ -78,7 +86,7 @@ struct RenewalDecisions {
             journalRead = true
             return .settleJournal
         }
-        return .takeLease(renewing: current, expecting: record.generation)
+        return .takeLease(renewing: session, expecting: record.generation)
     }
 
     /// The record the store holds now.

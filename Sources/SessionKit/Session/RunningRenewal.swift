@@ -6,8 +6,11 @@
 final class RunningRenewal: Sendable {
     /// The renewal; its value is the renewed credentials.
     let task: Task<Credentials, any Error>
+    /// What it renews: only callers asking for the same target take its value.
+    let target: RenewalTarget
 
-    init(task: Task<Credentials, any Error>) {
+    init(target: RenewalTarget, task: Task<Credentials, any Error>) {
+        self.target = target
         self.task = task
     }
 }

@@ -12,17 +12,22 @@ extension SessionManager {
         var generation: UInt64
         /// What to store.
         var credentials: Credentials
+        /// Another API's access token the renewal was for, stored beside them.
+        var api: RenewalCommit.APIToken? = nil
     }
 
     /// Saves renewed credentials, trying the store write again on a passing failure (a lock held by another
     /// process). When it cannot be saved, the renewal is kept in memory and set aside in the store's journal
     /// (``SecureStoreJournal``), so that the next call here or in another process saves it instead of spending
     /// the refresh token again; the error says so, and is retryable. ``RenewalCommit`` decides.
+    ///
+    /// - Returns: What the renewal was for: the session's credentials, or `api`'s.
     func commitRenewal(
-        _ renewed: Credentials, replacing current: Credentials, leasedGeneration: UInt64, announce: Bool
+        _ renewed: Credentials, api: RenewalCommit.APIToken? = nil, replacing current: Credentials,
+        leasedGeneration: UInt64, announce: Bool
     ) async throws(SessionKitError) -> Credentials {
         let plan = RenewalCommit(
-            renewed: renewed, replacing: current, leasedGeneration: leasedGeneration, owner: ownerID)
+            renewed: renewed, api: api, replacing: current, leasedGeneration: leasedGeneration, owner: ownerID)
         var attempt = 0
         while true {
             do {
@@ -36,7 +41,8 @@ extension SessionManager {
                 case .fail: throw error
                 case .setAside: break
                 }
-                let kept = await setAside(PendingRenewal(generation: leasedGeneration, credentials: renewed))
+                let kept = await setAside(
+                    PendingRenewal(generation: leasedGeneration, credentials: renewed, api: api))
                 states.publish(.storeUnavailable(reason: error.message))
                 throw SessionKitError(
                     code: error.code,
@@ -58,9 +64,9 @@ extension SessionManager {
             throw SessionKitError(
                 code: .signInRequired, message: "the session was signed out while it was being renewed")
         }
-        if announce { states.publish(.didRenew(until: plan.renewed.expiresAt)) }
+        if announce, plan.api == nil { states.publish(.didRenew(until: plan.renewed.expiresAt)) }
         states.publish(.active(until: record.credentials?.expiresAt))
-        return plan.renewed
+        return plan.api?.credentials ?? plan.renewed
     }
 
     /// Keeps `pending` in memory and, where the store has a journal, sets it aside there too.
@@ -92,7 +98,8 @@ extension SessionManager {
         if found == nil, readingJournal { found = try await journaledRenewal() }
         guard let pending = found else { return false }
         let plan = RenewalCommit(
-            renewed: pending.credentials, replacing: nil, leasedGeneration: pending.generation, owner: nil)
+            renewed: pending.credentials, api: pending.api, replacing: nil, leasedGeneration: pending.generation,
+            owner: nil)
         let (record, changed) = try await updateRecord { plan.record(over: $0) }
         if !changed { revoke(plan.tokenToRevoke(whenStoreHolds: record.credentials)) }
         self.pending.withLock { $0 = nil }
@@ -143,5 +150,15 @@ extension SessionManager {
         guard let token else { return }
         let provider = self.provider
         Task { try? await provider.revoke(token) }
+    }
+}
+
+extension SessionManager.PendingRenewal {
+    /// The credentials in it that serve `target`, if any.
+    func serving(_ target: RenewalTarget) -> Credentials? {
+        switch target {
+        case .session: credentials
+        case .api(let key): api?.key == key.recordKey ? api?.credentials : nil
+        }
     }
 }

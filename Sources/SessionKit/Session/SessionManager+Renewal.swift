@@ -11,23 +11,31 @@ extension SessionManager {
         case refused(SessionRecord)
     }
 
-    /// The slow path of ``credentials(minTTL:scope:)``: joins a renewal under way in this process, or
-    /// starts one.
-    func validCredentials(minTTL: TimeInterval, scope: String?, force: Bool) async throws(SessionKitError)
-        -> Credentials
+    /// The slow path of ``credentials(minTTL:scope:)`` and ``credentials(audience:scope:minTTL:)``: joins a
+    /// renewal of the same target under way in this process, or starts one once no other is running.
+    func validCredentials(minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget = .session)
+        async throws(SessionKitError) -> Credentials
     {
-        if !force, let cached = cache.withLock({ $0?.credentials }),
+        if !force, let cached = cache.withLock({ $0.flatMap(target.credentials(in:)) }),
             cached.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         {
             return cached
+        }
+        // Another target's renewal spends the same refresh token: it finishes first, and may have brought what
+        // this call needs (another API's renewal also stores the rotated refresh token).
+        while let other = renewal.withLock({ $0 }), other.target != target {
+            _ = await other.task.result
+            renewal.withLock { if $0 === other { $0 = nil } }
         }
         // A cold cache with valid stored credentials (a process's first call) needs no renewal task; when they
         // are not valid, the renewal starts from the record just read.
         var fresh: SessionRecord?
         if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }) {
             let record = try await loadRecord()
-            if let stored = record.credentials, stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
-                states.publish(.active(until: stored.expiresAt))
+            if let stored = target.credentials(in: record),
+                stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
+            {
+                if target == .session { states.publish(.active(until: stored.expiresAt)) }
                 return stored
             }
             fresh = record
@@ -41,8 +49,10 @@ extension SessionManager {
             running = current
         } else {
             running = RunningRenewal(
+                target: target,
                 task: Task { [fresh] in
-                    try await self.performRenewal(minTTL: minTTL, scope: scope, force: force, fresh: fresh)
+                    try await self.performRenewal(
+                        minTTL: minTTL, scope: scope, force: force, target: target, fresh: fresh)
                 })
             renewal.withLock { $0 = running }
         }
@@ -57,16 +67,16 @@ extension SessionManager {
 
     /// Saves a renewal left unsaved, then reads the store (unless `fresh` was read just now and nothing was
     /// saved), and renews unless another renewal (here or in another process) already did.
-    private func performRenewal(minTTL: TimeInterval, scope: String?, force: Bool, fresh: SessionRecord?)
-        async throws(SessionKitError) -> Credentials
-    {
+    private func performRenewal(
+        minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget, fresh: SessionRecord?
+    ) async throws(SessionKitError) -> Credentials {
         var fresh = fresh
         do {
             // Only what this process holds in memory: the journal is read when a grant is about to be sent.
             if try await settlePendingRenewal(readingJournal: false) { fresh = nil }
         } catch  where error.code == .storeUnavailable {
             // The store still cannot be written: the renewed credentials held in memory serve meanwhile.
-            if let kept = pending.withLock({ $0?.credentials }),
+            if let kept = pending.withLock({ $0?.serving(target) }),
                 kept.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
             {
                 return kept
@@ -75,14 +85,14 @@ extension SessionManager {
         }
         let deadline = ContinuousClock.now + policy.waitTimeout
         var decisions = RenewalDecisions(
-            minTTL: minTTL, scope: scope, force: force, ownerID: ownerID, keepsJournal: store.keepsJournal,
-            fresh: fresh)
+            minTTL: minTTL, scope: scope, target: target, force: force, ownerID: ownerID,
+            keepsJournal: store.keepsJournal, fresh: fresh)
         while true {
             switch decisions.next(now: clock.now()) {
             case .read:
                 decisions.read(try await loadRecord())
             case .finish(let current):
-                states.publish(.active(until: current.expiresAt))
+                if target == .session { states.publish(.active(until: current.expiresAt)) }
                 return current
             case .noSession:
                 states.publish(.signedOut)
@@ -109,7 +119,8 @@ extension SessionManager {
                 switch try await acquireLease(expecting: generation) {
                 case .acquired(let leased):
                     do {
-                        let renewed = try await renew(current, scope: scope, leasedGeneration: leased)
+                        let renewed = try await renew(
+                            current, scope: scope, target: target, leasedGeneration: leased)
                         renewalObserver?(.renewed)
                         return renewed
                     } catch {
@@ -221,8 +232,8 @@ extension SessionManager {
     /// then under a lease extended for the new attempt. Once an answer with tokens has arrived, nothing sends
     /// the grant again: whatever fails afterwards (the key set, validation, the store write), the new refresh
     /// token is kept.
-    private func renew(_ current: Credentials, scope: String?, leasedGeneration: UInt64) async throws(SessionKitError)
-        -> Credentials
+    private func renew(_ current: Credentials, scope: String?, target: RenewalTarget, leasedGeneration: UInt64)
+        async throws(SessionKitError) -> Credentials
     {
         states.publish(.renewing)
         var generation = leasedGeneration
@@ -232,7 +243,7 @@ extension SessionManager {
             if current.idToken != nil || (scope ?? current.scope ?? provider.configuration.scope).hasScope("openid") {
                 try await provider.preloadSigningKeys()
             }
-            received = try await sendRenewal(current, scope: scope, generation: &generation)
+            received = try await sendRenewal(current, scope: scope, target: target, generation: &generation)
         } catch  where error.oauthError == "invalid_grant" {
             return try await endSession(after: error, leasedGeneration: generation)
         } catch {
@@ -241,9 +252,23 @@ extension SessionManager {
             throw error
         }
         // From here on, the refresh token that was sent may be spent.
-        let (renewed, refusal) = await acceptRenewal(received, replacing: current)
+        var (renewed, refusal) = await acceptRenewal(received, replacing: current)
+        // Another API's token goes beside the session's credentials, which keep their access and ID tokens and
+        // take the rotated refresh token.
+        var api: RenewalCommit.APIToken?
+        if case .api(let key) = target {
+            if refusal == nil {
+                var token = renewed
+                token.refreshToken = nil
+                token.idToken = nil
+                api = RenewalCommit.APIToken(key: key.recordKey, credentials: token)
+            }
+            var session = current
+            session.refreshToken = renewed.refreshToken ?? current.refreshToken
+            renewed = session
+        }
         let committed = try await commitRenewal(
-            renewed, replacing: current, leasedGeneration: generation, announce: refusal == nil)
+            renewed, api: api, replacing: current, leasedGeneration: generation, announce: refusal == nil)
         guard let refusal else { return committed }
         throw SessionKitError(
             code: refusal.code,
@@ -257,13 +282,17 @@ extension SessionManager {
 
     /// Sends the refresh grant, and again after a transient failure that brought no answer, each time under a
     /// lease that covers the request; `generation` follows the lease's writes.
-    private func sendRenewal(_ current: Credentials, scope: String?, generation: inout UInt64)
-        async throws(SessionKitError) -> ProviderClient.ReceivedTokens
-    {
+    private func sendRenewal(
+        _ current: Credentials, scope: String?, target: RenewalTarget, generation: inout UInt64
+    ) async throws(SessionKitError) -> ProviderClient.ReceivedTokens {
         var attempt = 0
         while true {
             do {
-                return try await provider.sendRenewal(current, scope: scope)
+                switch target {
+                case .session: return try await provider.sendRenewal(current, scope: scope)
+                case .api(let key):
+                    return try await provider.sendRenewal(current, scope: nil, parameters: key.grantParameters)
+                }
             } catch  where error.isRetryable && attempt < policy.transientRetries {
                 attempt += 1
                 try? await Task.sleep(for: policy.retryDelay)

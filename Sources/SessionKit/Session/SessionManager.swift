@@ -172,7 +172,7 @@ public actor SessionManager {
         {
             return cached
         }
-        if let running = renewal.withLock({ $0 }) {
+        if let running = renewal.withLock({ $0 }), running.target == .session {
             do {
                 return try await running.task.value
             } catch {

@@ -29,6 +29,9 @@ extension SessionRecord {
         profile = try object.member("profile").map {
             UserProfile(claims: try Self.object($0, at: "record.profile"))
         }
+        if let apis = try object.member("api_credentials").map({ try Self.object($0, at: "record.api_credentials") }) {
+            apiCredentials = try apis.mapValues { try Credentials(recordJSON: $0) }
+        }
         renewal = try object.member("renewal").map { try RenewalLease(recordJSON: $0) }
     }
 

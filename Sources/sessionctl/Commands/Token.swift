@@ -7,7 +7,9 @@ struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print an access token valid for at least --min-ttl seconds, renewing silently when needed.",
         discussion: "Never interactive: when a sign-in is needed it exits 1 and says so. "
-            + "--output exec-credential prints a Kubernetes ExecCredential for kubectl's exec plugin."
+            + "--output exec-credential prints a Kubernetes ExecCredential for kubectl's exec plugin. "
+            + "--audience A [--scope S] prints an access token for API A from the same session, renewed with the "
+            + "session's refresh token (Auth0's Multi-Resource Refresh Token): one sign-in, several APIs."
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -29,12 +31,25 @@ struct Token: AsyncParsableCommand {
     @Option(help: "Output format: plain, json or exec-credential.")
     var output: Format = .plain
 
+    func validate() throws {
+        if idToken, options.audience != nil || options.scope != nil {
+            throw ValidationError(
+                "--id-token prints the session's ID token; it goes with neither --audience nor --scope")
+        }
+    }
+
     func run() async throws {
         try await reporting {
             // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
             // status warn about it where a person looks.
-            let context = try SessionContext.make(options, warnOnFallback: false)
-            var credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
+            let (api, sessionFlags) = try APITokenRequest.split(options.flags)
+            let context = try SessionContext.make(sessionFlags, warnOnFallback: false)
+            var credentials: Credentials
+            if let api {
+                credentials = try await api.credentials(context.session, minTTL: TimeInterval(minTTL))
+            } else {
+                credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
+            }
             if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
                 credentials = try await context.session.renew()
             }
@@ -58,10 +73,10 @@ struct Token: AsyncParsableCommand {
     /// usual path (ArgumentParser, then `run()`) does the whole job, reporting errors as usual.
     static func printLocalToken(_ arguments: TokenFastPath) -> Bool {
         let minTTL = TimeInterval(arguments.minTTL)
-        guard
-            let context = try? SessionContext.make(
-                arguments.flags, warnOnFallback: false, readsStoredSecret: false),
-            let credentials = try? context.session.localCredentials(minTTL: minTTL)
+        guard let (api, sessionFlags) = try? APITokenRequest.split(arguments.flags), api == nil || !arguments.idToken,
+            let context = try? SessionContext.make(sessionFlags, warnOnFallback: false, readsStoredSecret: false),
+            let credentials = try? api?.local(context.session, minTTL: minTTL)
+                ?? context.session.localCredentials(minTTL: minTTL)
         else { return false }
         // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.
         if arguments.idToken, credentials.idTokenClaims?.isExpired(leeway: -minTTL) != false { return false }
