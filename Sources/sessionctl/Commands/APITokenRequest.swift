@@ -31,9 +31,13 @@ struct APITokenRequest: Equatable {
         return (APITokenRequest(audience: audience, scope: flags.scope), session)
     }
 
-    /// The token from memory or the store, valid for `minTTL` seconds, or `nil` when it must be renewed.
-    func local(_ session: SessionManager, minTTL: TimeInterval) throws(SessionKitError) -> Credentials? {
-        try session.localCredentials(audience: audience, scope: scope, minTTL: minTTL)
+    /// The token `api` asks for (the session's own without one) from memory or the store, valid for `minTTL`
+    /// seconds, or `nil` when it must be renewed.
+    static func local(_ api: APITokenRequest?, _ session: SessionManager, minTTL: TimeInterval)
+        throws(SessionKitError) -> Credentials?
+    {
+        guard let api else { return try session.localCredentials(minTTL: minTTL) }
+        return try session.localCredentials(audience: api.audience, scope: api.scope, minTTL: minTTL)
     }
 
     /// The token, renewed first when needed.

@@ -75,8 +75,7 @@ struct Token: AsyncParsableCommand {
         let minTTL = TimeInterval(arguments.minTTL)
         guard let (api, sessionFlags) = try? APITokenRequest.split(arguments.flags), api == nil || !arguments.idToken,
             let context = try? SessionContext.make(sessionFlags, warnOnFallback: false, readsStoredSecret: false),
-            let credentials = try? api?.local(context.session, minTTL: minTTL)
-                ?? context.session.localCredentials(minTTL: minTTL)
+            let credentials = try? APITokenRequest.local(api, context.session, minTTL: minTTL)
         else { return false }
         // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.
         if arguments.idToken, credentials.idTokenClaims?.isExpired(leeway: -minTTL) != false { return false }
