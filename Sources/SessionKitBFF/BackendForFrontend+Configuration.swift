@@ -60,6 +60,9 @@ extension BackendForFrontend {
         /// (`X-CSRF: 1`). Browsers never let another site send a custom header without a CORS preflight,
         /// which this back end never grants.
         public var antiForgeryHeader: String
+        /// Other APIs the front end calls through this back end, each at its own path with an access token for
+        /// its own audience from the same sign-in; empty by default.
+        public var remoteAPIs: [RemoteAPI] = []
 
         /// Creates a configuration.
         ///

@@ -18,11 +18,11 @@ extension BackendForFrontend {
     /// provider or the store cannot renew the token right now (the session is kept); 502 or 504 when the
     /// upstream cannot be reached, answers too much or too slowly. The upstream's own answers pass through with
     /// the headers hardened (``HopByHopHeaders/downstream(_:)``).
-    func forward(_ request: Request) async -> Response {
+    func forward(_ request: Request, to target: ForwardTarget) async -> Response {
         let start = ContinuousClock.now
         let span = startSpan("sessionkit.bff.forward", ofKind: .server)
         span.attributes["http.request.method"] = request.method.rawValue
-        let response = await relay(request)
+        let response = await relay(request, to: target)
         let status = response.status.code
         span.attributes["http.response.status_code"] = status
         if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
@@ -32,12 +32,9 @@ extension BackendForFrontend {
     }
 
     /// What ``forward(_:)`` answers, before it is counted.
-    private func relay(_ request: Request) async -> Response {
-        guard let upstreamBase else {
-            return Answers.error(.notFound, "not_found", "No upstream is configured for /api.")
-        }
+    private func relay(_ request: Request, to destination: ForwardTarget) async -> Response {
         if let refusal = forgeryCheck.apiRefusal(for: request) { return refusal }
-        guard let target = ForwardedPath.validated(request.uri.string, under: configuration.prefix + "/api") else {
+        guard let target = ForwardedPath.validated(request.uri.string, under: destination.mount) else {
             return Answers.error(
                 .badRequest, "invalid_path",
                 "The path has characters or escapes that are not forwarded ('.' or '..' segments, '\\\\', ';', encoded "
@@ -53,11 +50,17 @@ extension BackendForFrontend {
         }
         let credentials: Credentials
         do {
-            credentials = try await sessions.credentials(for: session.id, minTTL: configuration.minimumTokenLifetime)
+            let minTTL = configuration.minimumTokenLifetime
+            if let api = destination.api {
+                credentials = try await sessions.credentials(
+                    for: session.id, audience: api.audience, scope: api.scope, minTTL: minTTL)
+            } else {
+                credentials = try await sessions.credentials(for: session.id, minTTL: minTTL)
+            }
         } catch {
             return sessionFailure(error)
         }
-        var outgoing = HTTPClientRequest(url: upstreamBase + target)
+        var outgoing = HTTPClientRequest(url: destination.base + target)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers = HopByHopHeaders.upstream(request.headers, removing: headersNotForwarded)
         outgoing.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(credentials.accessToken.unsafeRawValue)")

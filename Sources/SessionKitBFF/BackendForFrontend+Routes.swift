@@ -5,8 +5,9 @@ import SessionKit
 extension BackendForFrontend {
     /// Adds the sign-in, session, logout and forwarding routes to `router`, under ``Configuration/prefix``.
     ///
-    /// The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set; it answers
-    /// every method. The routes read the session cookie themselves: they need no middleware.
+    /// The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set, and one
+    /// `<prefix><path>/**` for each of ``Configuration/remoteAPIs``; they answer every method. The routes read the
+    /// session cookie themselves: they need no middleware.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let group = router.group(RouterPath(configuration.prefix))
         group.get("auth/login") { request, _ in await self.login(request) }
@@ -14,10 +15,12 @@ extension BackendForFrontend {
         group.get("auth/me") { request, _ in await self.me(request) }
         group.post("auth/logout") { request, _ in await self.logout(request) }
         group.post("auth/backchannel-logout") { request, _ in await self.backChannelLogout(request) }
-        guard configuration.upstream != nil else { return }
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
-        for method in methods {
-            group.on("api/**", method: method) { request, _ in await self.forward(request) }
+        for target in [sessionAPI].compactMap({ $0 }) + remoteAPIs {
+            let path = RouterPath(String(target.mount.dropFirst(configuration.prefix.count + 1)) + "/**")
+            for method in methods {
+                group.on(path, method: method) { request, _ in await self.forward(request, to: target) }
+            }
         }
     }
 

@@ -47,8 +47,10 @@ public final class BackendForFrontend: Sendable {
     let httpClient: HTTPClient
     let logger: Logger?
     let metrics: ForwardingMetrics
-    /// The upstream URL without trailing slashes, which forwarded paths are appended to; `nil` without one.
-    let upstreamBase: String?
+    /// Where `<prefix>/api/...` goes; `nil` without an upstream.
+    let sessionAPI: ForwardTarget?
+    /// Where each remote API's path goes.
+    let remoteAPIs: [ForwardTarget]
     /// The request headers never forwarded: hop-by-hop, withheld, and the anti-forgery header.
     let headersNotForwarded: Set<String>
 
@@ -84,6 +86,11 @@ public final class BackendForFrontend: Sendable {
                         + "https://api.example.com/")
             }
         }
+        let paths = configuration.remoteAPIs.map(\.path)
+        if let repeated = paths.first(where: { path in paths.filter { $0 == path }.count > 1 }) {
+            throw BackendForFrontendError(
+                .invalidConfiguration, "two remote APIs share the path \(repeated); give each its own")
+        }
         guard let forgeryCheck = RequestForgeryCheck(configuration: configuration) else {
             throw BackendForFrontendError(
                 .invalidConfiguration,
@@ -97,9 +104,12 @@ public final class BackendForFrontend: Sendable {
         self.index = SessionIndex(store: sessions.store)
         self.logger = logger
         self.metrics = ForwardingMetrics(factory: metrics ?? MetricsSystem.factory)
-        var base = configuration.upstream?.absoluteString
-        while base?.hasSuffix("/") == true { base?.removeLast() }
-        self.upstreamBase = base
+        self.sessionAPI = configuration.upstream.map {
+            ForwardTarget(mount: configuration.prefix + "/api", upstream: $0.absoluteString)
+        }
+        self.remoteAPIs = configuration.remoteAPIs.map {
+            ForwardTarget(mount: configuration.prefix + $0.path, upstream: $0.upstream.absoluteString, api: $0)
+        }
         self.headersNotForwarded = HopByHopHeaders.removedUpstream.union([configuration.antiForgeryHeader.lowercased()])
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow

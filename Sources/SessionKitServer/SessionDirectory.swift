@@ -87,16 +87,40 @@ public final class SessionDirectory: Sendable {
         try await withManager(for: id) { manager throws(SessionKitError) in
             // From memory: no span, no store call. Otherwise a store read, a wait or a renewal, in a span.
             if let valid = try manager.localCredentials(minTTL: minTTL) { return valid }
-            let span = startSpan("sessionkit.credentials.slow-path")
-            defer { span.end() }
-            do throws(SessionKitError) {
-                return try await manager.credentials(minTTL: minTTL)
-            } catch {
-                span.recordError(error)
-                span.setStatus(SpanStatus(code: .error))
-                span.attributes["sessionkit.error.code"] = "\(error.code)"
-                throw error
+            return try await Self.slowPath { () async throws(SessionKitError) in
+                try await manager.credentials(minTTL: minTTL)
             }
+        }
+    }
+
+    /// An access token for another API from the session's one sign-in (``SessionManager/credentials(audience:scope:minTTL:)``),
+    /// valid for at least `minTTL` seconds: from memory when it can, else renewed once across every instance.
+    public func credentials(for id: SessionID, audience: String, scope: String? = nil, minTTL: TimeInterval = 0)
+        async throws(SessionKitError) -> Credentials
+    {
+        try await withManager(for: id) { manager throws(SessionKitError) in
+            if let valid = try manager.localCredentials(audience: audience, scope: scope, minTTL: minTTL) {
+                return valid
+            }
+            return try await Self.slowPath { () async throws(SessionKitError) in
+                try await manager.credentials(audience: audience, scope: scope, minTTL: minTTL)
+            }
+        }
+    }
+
+    /// Runs a call that reads the store, waits or renews (the slow path of `credentials`) in a span.
+    private static func slowPath(_ body: () async throws(SessionKitError) -> Credentials)
+        async throws(SessionKitError) -> Credentials
+    {
+        let span = startSpan("sessionkit.credentials.slow-path")
+        defer { span.end() }
+        do throws(SessionKitError) {
+            return try await body()
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            span.attributes["sessionkit.error.code"] = "\(error.code)"
+            throw error
         }
     }
 

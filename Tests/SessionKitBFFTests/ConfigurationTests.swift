@@ -67,6 +67,31 @@ struct ConfigurationTests {
                 .contains("idleTimeout") == true)
     }
 
+    @Test("remote APIs: one segment of their own, an http(s) upstream, an audience, and no path twice")
+    func remoteAPIsRefused() async throws {
+        let local = URL(string: "http://127.0.0.1:8080")!
+        let api = URL(string: "https://payments.example.com/")!
+        for path in ["/api", "/auth", "/a/b", "payments", "/", "/Pay"] {
+            #expect(
+                await refusal { _ = try BackendForFrontend.RemoteAPI(path: path, upstream: api, audience: "p") }?
+                    .message.contains("'\(path)'") == true, "\(path)")
+        }
+        #expect(
+            await refusal {
+                _ = try BackendForFrontend.RemoteAPI(
+                    path: "/p", upstream: URL(string: "ftp://x.example/")!, audience: "p")
+            }?.message.contains("upstream") == true)
+        #expect(
+            await refusal { _ = try BackendForFrontend.RemoteAPI(path: "/p", upstream: api, audience: "") }?.message
+                .contains("audience") == true)
+        var twice = try BackendForFrontend.Configuration(publicURL: local)
+        twice.remoteAPIs = [
+            try .init(path: "/payments", upstream: api, audience: "a"),
+            try .init(path: "/payments", upstream: api, audience: "b"),
+        ]
+        #expect(await refusal { try await make(twice) }?.message.contains("/payments") == true)
+    }
+
     @Test(
         "plain http is loopback only: localhost, ::1 and 127.a.b.c, not a name that starts with 127.",
         arguments: [
