@@ -46,6 +46,11 @@ extension AuthEmulator {
         /// django-oauth-toolkit's defaults, discovery does not list it, a sign-in that asks for it is refused with
         /// `invalid_scope`, and refresh tokens are issued without it.
         public var offlineAccessIsAScope = true
+        /// Whether DPoP proofs must carry the emulator's nonce (RFC 9449 section 8): a proof without the nonce in
+        /// force is answered `use_dpop_nonce` with a `DPoP-Nonce` header, at the token endpoint (400) and at
+        /// `/userinfo` and the Management API (401). Off by default; ``Controls/setDPoPNonceRequired(_:)`` and
+        /// ``Controls/rotateDPoPNonce()`` change it at run time.
+        public var dpopNonceRequired = false
         /// A JSON file that keeps grants, users' metadata, signing keys and the clock across restarts.
         public var stateFile: String?
         /// The applications that may ask for tokens.
@@ -118,7 +123,7 @@ extension AuthEmulator {
             case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
             case lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis, backchannelLogoutTimeout
-            case offlineAccessIsAScope
+            case offlineAccessIsAScope, dpopNonceRequired
         }
 
         /// Decodes a configuration; every key is optional.
@@ -143,6 +148,7 @@ extension AuthEmulator {
             self.autoSignInUser = try c.decodeIfPresent(String.self, forKey: .autoSignInUser)
             self.testControlsEnabled = try c.decodeIfPresent(Bool.self, forKey: .testControlsEnabled) ?? false
             self.offlineAccessIsAScope = try c.decodeIfPresent(Bool.self, forKey: .offlineAccessIsAScope) ?? true
+            self.dpopNonceRequired = try c.decodeIfPresent(Bool.self, forKey: .dpopNonceRequired) ?? false
             self.stateFile = try c.decodeIfPresent(String.self, forKey: .stateFile)
             self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
             self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users

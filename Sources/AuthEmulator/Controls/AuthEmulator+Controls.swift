@@ -85,6 +85,20 @@ extension AuthEmulator {
             await core.state.setMultiFactorRequired(required, forUser: userID)
         }
 
+        /// Makes DPoP proofs need the emulator's nonce, or not (``Configuration/dpopNonceRequired``).
+        public func setDPoPNonceRequired(_ required: Bool) async throws {
+            try enabled()
+            await core.dpop.setRequiresNonce(required)
+        }
+
+        /// Replaces the DPoP nonce, as a provider does from time to time: the next proof made with the old one is
+        /// answered `use_dpop_nonce` with the new one. Returns the new nonce.
+        @discardableResult
+        public func rotateDPoPNonce() async throws -> String {
+            try enabled()
+            return await core.dpop.rotateNonce()
+        }
+
         /// Adds a fault to an endpoint; several faults on one endpoint apply in the order added.
         public func inject(_ fault: Fault, into endpoint: Endpoint) async throws {
             try enabled()

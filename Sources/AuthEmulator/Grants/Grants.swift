@@ -4,8 +4,10 @@ import Foundation
 struct Grants: Sendable {
     let core: EmulatorCore
     let client: AuthEmulator.Client
+    /// The thumbprint of the key the request's DPoP proof was signed with; `nil` without a proof.
+    var dpop: String? = nil
 
-    var issuer: TokenIssuer { TokenIssuer(core: core) }
+    var issuer: TokenIssuer { TokenIssuer(core: core, dpop: dpop) }
 
     /// Issues tokens for a new user grant, with a refresh token when `offline_access` was granted. `sid` names
     /// the SSO session of the sign-in, when there was one; the family's ID tokens carry it.
@@ -26,7 +28,10 @@ struct Grants: Sendable {
             authTime: authTime,
             nonce: nonce,
             sid: sid,
-            acr: acr
+            acr: acr,
+            // A public client's refresh tokens are bound to its key; a confidential client's are bound to the
+            // client by its secret (RFC 9449 section 5).
+            dpopJKT: client.isPublic ? dpop : nil
         )
         var refreshToken: String?
         let offline = scopes.contains("offline_access") || !core.configuration.offlineAccessIsAScope

@@ -34,6 +34,13 @@ extension Grants {
     private func issuance(_ p: RequestParameters, from grant: GrantRecord) throws(OAuthError)
         -> (audience: String?, scopes: [String])
     {
+        if let bound = grant.dpopJKT, bound != dpop {
+            throw OAuthError(
+                .invalidGrant,
+                dpop == nil
+                    ? "The refresh token is bound to a DPoP key; send a DPoP proof of that key."
+                    : "The refresh token is bound to another DPoP key.")
+        }
         let requested = ScopePolicy.split(p["scope"])
         guard let audience = p["audience"], audience != grant.audience else {
             guard let requested else { return (grant.audience, grant.scopes) }

@@ -7,6 +7,7 @@ struct ControlEndpoints: Sendable {
     let core: EmulatorCore
 
     private struct ClockAdvance: Decodable { var seconds: Double }
+    /// `{"required": true|false}`: the body of the MFA and DPoP-nonce switches.
     private struct MultiFactorDemand: Decodable { var required: Bool }
     private struct FaultRequest: Decodable {
         var endpoint: AuthEmulator.Endpoint
@@ -71,6 +72,22 @@ struct ControlEndpoints: Sendable {
                 let id = context.parameters.get("id") ?? ""
                 let body = try await request.decode(as: MultiFactorDemand.self, context: context)
                 try await controls.requireMultiFactor(forUser: id.removingPercentEncoding ?? id, body.required)
+                return [:]
+            }
+        }
+        // {"required": true}: DPoP proofs need the nonce; POST dpop/nonce/rotate replaces it.
+        group.post("dpop/nonce") { request, context -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
+                let body = try await request.decode(as: MultiFactorDemand.self, context: context)
+                try await controls.setDPoPNonceRequired(body.required)
+                return [:]
+            }
+        }
+        group.post("dpop/nonce/rotate") { request, _ -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
+                try await controls.rotateDPoPNonce()
                 return [:]
             }
         }

@@ -39,6 +39,7 @@ struct DiscoveryEndpoints: Sendable {
             "token_endpoint_auth_methods_supported": .array(methods),
             "revocation_endpoint_auth_methods_supported": .array(methods),
             "code_challenge_methods_supported": ["S256"],
+            "dpop_signing_alg_values_supported": ["ES256"],
             "grant_types_supported": .array(grantTypes),
             "claims_supported": [
                 "aud", "auth_time", "azp", "email", "email_verified", "exp", "iat", "iss", "name", "nickname",

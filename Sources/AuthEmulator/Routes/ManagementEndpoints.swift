@@ -46,10 +46,15 @@ struct ManagementEndpoints: Sendable {
         context: EmulatorRequestContext,
         scope: String
     ) async throws(ManagementError) -> AuthEmulator.User {
-        guard let token = AccessTokenValidator.bearer(in: request) else { throw .missingToken }
-        guard let claims = await AccessTokenValidator(core: core).validate(token),
-            claims.aud.value.contains(core.managementAudience)
-        else { throw .invalidToken }
+        let claims: AccessTokenClaims
+        do {
+            claims = try await ResourceAuthorization(core: core).claims(of: request)
+        } catch .missingToken {
+            throw .missingToken
+        } catch {
+            throw .invalidToken
+        }
+        guard claims.aud.value.contains(core.managementAudience) else { throw .invalidToken }
         guard claims.scopes.contains(scope) else { throw .insufficientScope(scope) }
         let raw = context.parameters.get("id") ?? ""
         let id = raw.contains("%") ? (raw.removingPercentEncoding ?? raw) : raw

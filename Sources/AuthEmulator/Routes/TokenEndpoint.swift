@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -11,8 +12,11 @@ struct TokenEndpoint: Sendable {
             do throws(OAuthError) {
                 let parameters = try await RequestParameters.body(of: &request)
                 let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                let response = try await grant(parameters, client: client)
-                return JSONResponse.make(encodable: response)
+                let jkt = try await dpopKey(of: request)
+                let response = try await grant(parameters, client: client, dpop: jkt)
+                var answer = JSONResponse.make(encodable: response)
+                if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
+                return answer
             } catch {
                 core.logger.debug("Token request refused", metadata: ["error": "\(error.code.rawValue)"])
                 return error.response
@@ -20,7 +24,25 @@ struct TokenEndpoint: Sendable {
         }
     }
 
-    private func grant(_ p: RequestParameters, client: AuthEmulator.Client) async throws(OAuthError) -> TokenResponse {
+    /// The thumbprint of the key of the request's DPoP proof, checked for this endpoint; `nil` without a proof.
+    private func dpopKey(of request: Request) async throws(OAuthError) -> String? {
+        do throws(DPoPVerifier.Refusal) {
+            guard let proof = try DPoPVerifier.proof(in: request) else { return nil }
+            return try await DPoPVerifier(core: core).verify(
+                proof, method: "POST", url: core.issuer + "oauth/token", accessToken: nil)
+        } catch .invalid(let reason) {
+            throw OAuthError(.invalidDPoPProof, reason)
+        } catch {
+            guard case .useNonce(let nonce) = error else { throw OAuthError(.invalidDPoPProof, "Invalid DPoP proof.") }
+            var refusal = OAuthError(.useDPoPNonce, "Authorization server requires nonce in DPoP proof.")
+            refusal.dpopNonce = nonce
+            throw refusal
+        }
+    }
+
+    private func grant(_ p: RequestParameters, client: AuthEmulator.Client, dpop: String?) async throws(OAuthError)
+        -> TokenResponse
+    {
         guard let wire = p["grant_type"] else {
             throw OAuthError(.invalidRequest, "Missing required parameter: grant_type")
         }
@@ -31,7 +53,7 @@ struct TokenEndpoint: Sendable {
         guard client.grantTypes.contains(grantType) else {
             throw OAuthError(.unauthorizedClient, "Grant type '\(wire)' not allowed for the client.")
         }
-        let grants = Grants(core: core, client: client)
+        let grants = Grants(core: core, client: client, dpop: dpop)
         switch grantType {
         case .authorizationCode: return try await grants.authorizationCode(p)
         case .refreshToken: return try await grants.refreshToken(p)

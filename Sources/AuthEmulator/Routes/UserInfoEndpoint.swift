@@ -11,18 +11,14 @@ struct UserInfoEndpoint: Sendable {
     }
 
     private func userinfo(_ request: Request) async -> Response {
-        guard let token = AccessTokenValidator.bearer(in: request),
-            let claims = await AccessTokenValidator(core: core).validate(token),
-            claims.aud.value.contains(core.userinfoAudience),
-            let user = await core.state.user(id: claims.sub)
-        else {
-            var response = JSONResponse.make(
-                ["error": "invalid_token", "error_description": "The access token is missing, invalid or expired."],
-                status: .unauthorized
-            )
-            response.headers[.wwwAuthenticate] =
-                "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\""
-            return response
+        let claims: AccessTokenClaims
+        do {
+            claims = try await ResourceAuthorization(core: core).claims(of: request)
+        } catch {
+            return ResourceAuthorization.unauthorized(error)
+        }
+        guard claims.aud.value.contains(core.userinfoAudience), let user = await core.state.user(id: claims.sub) else {
+            return ResourceAuthorization.unauthorized(.invalidToken)
         }
         let scopes = Set(claims.scopes)
         var body: [String: EmulatorJSON] = ["sub": .string(user.id)]

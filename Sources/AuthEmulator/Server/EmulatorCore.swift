@@ -14,6 +14,8 @@ final class EmulatorCore: Sendable {
     let logger: Logger
     /// The clients' back-channel logout URIs as they stand, and the delivery log.
     let backchannel: BackchannelRegistry
+    /// DPoP nonces and the proofs seen.
+    let dpop: DPoPState
 
     init(
         configuration: AuthEmulator.Configuration,
@@ -32,6 +34,7 @@ final class EmulatorCore: Sendable {
         self.faults = faults
         self.logger = logger
         self.backchannel = BackchannelRegistry(clients: configuration.clients)
+        self.dpop = DPoPState(requiresNonce: configuration.dpopNonceRequired)
     }
 
     /// The Management API audience, `<issuer>api/v2/`.

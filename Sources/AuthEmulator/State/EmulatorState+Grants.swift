@@ -11,7 +11,8 @@ extension EmulatorState {
         authTime: Date?,
         nonce: String? = nil,
         sid: String? = nil,
-        acr: String? = nil
+        acr: String? = nil,
+        dpopJKT: String? = nil
     ) -> GrantRecord {
         let grant = GrantRecord(
             id: SecureRandom.token(byteCount: 12),
@@ -23,7 +24,8 @@ extension EmulatorState {
             authTime: authTime,
             nonce: nonce,
             sid: sid,
-            acr: acr
+            acr: acr,
+            dpopJKT: dpopJKT
         )
         grants[grant.id] = grant
         persist()

@@ -20,6 +20,9 @@ struct GrantRecord: Sendable, Codable, Equatable {
     /// The digest of the refresh token rotated most recently: the only spent token that may be presented
     /// again within the reuse interval (Auth0: "only the previous token can be reused").
     var lastRotatedDigest: String?
+    /// The thumbprint of the DPoP key a public client signed in with: its refresh tokens work only with proofs of
+    /// that key (RFC 9449 section 5).
+    var dpopJKT: String?
 }
 
 /// A refresh token, stored by the SHA-256 of its value.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1) answered as `{error, error_description}`.
@@ -22,12 +23,16 @@ struct OAuthError: Error, Sendable {
         static let loginRequired = Code(rawValue: "login_required")
         static let serverError = Code(rawValue: "server_error")
         static let mfaRequired = Code(rawValue: "mfa_required")
+        static let invalidDPoPProof = Code(rawValue: "invalid_dpop_proof")
+        static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
     }
 
     let code: Code
     let description: String
     /// Members sent beside `error` and `error_description`, such as Auth0's `mfa_token`.
     let extra: [String: String]
+    /// The nonce to send in a `DPoP-Nonce` header, with `use_dpop_nonce`.
+    var dpopNonce: String?
 
     init(_ code: Code, _ description: String, extra: [String: String] = [:]) {
         self.code = code
@@ -55,6 +60,7 @@ struct OAuthError: Error, Sendable {
         if code == .invalidClient {
             response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
         }
+        if let dpopNonce { response.headers[HTTPField.Name("DPoP-Nonce")!] = dpopNonce }
         return response
     }
 }

@@ -12,6 +12,13 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     var azp: String
     /// `client-credentials` for machine-to-machine tokens, as Auth0 marks them.
     var gty: String?
+    /// The key a DPoP-bound token is bound to (RFC 9449 section 6).
+    var cnf: Confirmation?
+
+    /// A token's confirmation claim: the thumbprint of its DPoP key.
+    struct Confirmation: Codable, Equatable, Sendable {
+        var jkt: String
+    }
 
     /// Signature only: expiry and audience are checked by the caller against the emulator clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}

@@ -5,6 +5,8 @@ import Logging
 /// Mints access tokens and ID tokens for a grant, signed with the emulator's current key.
 struct TokenIssuer: Sendable {
     let core: EmulatorCore
+    /// The DPoP key's thumbprint the access token is bound to (`cnf.jkt`, `token_type` DPoP); `nil` for bearer.
+    var dpop: String? = nil
 
     /// What to issue from: the grant (family), the effective scopes, and extras for the ID token.
     struct Request: Sendable {
@@ -39,7 +41,8 @@ struct TokenIssuer: Sendable {
             scope: request.scopes.joined(separator: " "),
             jti: jti,
             azp: request.client.id,
-            gty: user == nil ? "client-credentials" : nil
+            gty: user == nil ? "client-credentials" : nil,
+            cnf: dpop.map { AccessTokenClaims.Confirmation(jkt: $0) }
         )
         var response = TokenResponse(
             accessToken: try await sign(claims),
@@ -47,6 +50,7 @@ struct TokenIssuer: Sendable {
             scope: request.scopes.joined(separator: " "),
             refreshToken: request.refreshToken
         )
+        if dpop != nil { response.tokenType = "DPoP" }
         await core.state.recordAccessToken(jti: jti, grantID: request.grant.id, expiresAt: expiresAt)
         if let user, request.scopes.contains("openid") {
             response.idToken = try await idToken(for: user, request: request, now: now)

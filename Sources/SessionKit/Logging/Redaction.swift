@@ -6,7 +6,7 @@ enum Redaction {
     static let secretNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "code", "code_verifier", "password", "client_secret",
         "subject_token", "actor_token", "device_code", "token", "client_assertion", "otp", "recovery_code",
-        "authorization", "cookie", "set-cookie", "user_code",
+        "authorization", "cookie", "set-cookie", "user_code", "dpop",
     ]
 
     /// Request parameters whose values are logged: protocol fields, never a secret or personal data.

@@ -72,14 +72,12 @@ public struct ManagementClient: Sendable {
                 code: .invalidInput, message: "the Management API URL cannot be built for that user id")
         }
         let credentials = try await session.credentials(minTTL: 10)
-        var headers = [
-            ("Authorization", "Bearer \(credentials.accessToken.unsafeRawValue)"), ("Accept", "application/json"),
-        ]
+        // Bearer, or for a DPoP-bound token `Authorization: DPoP` with its proof.
+        var headers = try await session.provider.authorizationHeaders(for: credentials, method: method, url: url)
+        headers.append(("Accept", "application/json"))
         if body != nil { headers.append(("Content-Type", "application/json")) }
         let response = try await session.provider.send(
-            HTTPRequest(method: method, url: url, headers: headers.map { (name: $0.0, value: $0.1) }, body: body),
-            endpoint: "Management API"
-        )
+            HTTPRequest(method: method, url: url, headers: headers, body: body), endpoint: "Management API")
         guard response.status == 200 else { throw managementFailure(response) }
         guard let value = try? JSONValue(parsing: response.body), value.objectValue != nil else {
             throw SessionKitError(

@@ -53,6 +53,8 @@ extension ProviderClient {
     func sendRenewal(_ credentials: Credentials, scope: String?, parameters extra: [String: String] = [:])
         async throws(SessionKitError) -> ReceivedTokens
     {
+        // Tokens bound to a key this client no longer has cannot be renewed: a definite answer, never a retry.
+        if credentials.isDPoPBound && configuration.dpop == nil { throw Self.missingDPoPKey }
         guard let refreshToken = credentials.refreshToken, !refreshToken.isEmpty else {
             throw SessionKitError(
                 code: .signInRequired,
@@ -107,22 +109,34 @@ extension ProviderClient {
         let url = try await metadata().endpoint(\.revocationEndpoint, named: "revocation", override: "revocation")
         var parameters = [("token", token.unsafeRawValue)]
         if let hint { parameters.append(("token_type_hint", hint.revocationHint)) }
-        let response = try await postForm(parameters, to: url, endpoint: "revocation endpoint")
+        let response = try await postForm(parameters, to: url, endpoint: "revocation endpoint", proof: true)
         guard response.status == 200 else {
             throw providerFailure(response, endpoint: "revocation endpoint")
         }
     }
 
     /// The user's profile from the userinfo endpoint. A 401 means the access token is no longer valid.
-    public func userInfo(accessToken: Secret) async throws(SessionKitError) -> UserProfile {
+    ///
+    /// A DPoP-bound token (`tokenType` DPoP) goes as `Authorization: DPoP` with a proof bound to it.
+    public func userInfo(accessToken: Secret, tokenType: String = "Bearer") async throws(SessionKitError)
+        -> UserProfile
+    {
         let url = try await metadata().endpoint(\.userInfoEndpoint, named: "userinfo", override: "userInfo")
+        let bound = tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
+        if bound && configuration.dpop == nil { throw Self.missingDPoPKey }
         let request = HTTPRequest(
             method: "GET",
             url: url,
-            headers: [("Authorization", "Bearer \(accessToken.unsafeRawValue)"), ("Accept", "application/json")]
+            headers: [
+                ("Authorization", "\(bound ? "DPoP" : "Bearer") \(accessToken.unsafeRawValue)"),
+                ("Accept", "application/json"),
+            ]
         )
         let sentAt = clock.now()
-        let response = try await send(request, endpoint: "userinfo endpoint")
+        let response =
+            bound
+            ? try await sendWithProof(request, accessToken: accessToken, endpoint: "userinfo endpoint")
+            : try await send(request, endpoint: "userinfo endpoint")
         learnClockOffset(from: response, sentAt: sentAt)
         if response.status == 401 {
             throw SessionKitError(

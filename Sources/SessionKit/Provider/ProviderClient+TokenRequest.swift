@@ -40,14 +40,15 @@ extension ProviderClient {
     func sendTokenRequest(_ parameters: [(String, String)]) async throws(SessionKitError) -> ReceivedTokens {
         let url = try await metadata().endpoint(\.tokenEndpoint, named: "token", override: "token")
         let sentAt = clock.now()
-        let response = try await postForm(parameters, to: url, endpoint: "token endpoint")
+        let response = try await postForm(parameters, to: url, endpoint: "token endpoint", proof: true)
         learnClockOffset(from: response, sentAt: sentAt)
         guard response.status == 200 else {
             throw providerFailure(response, endpoint: "token endpoint")
         }
         let receivedAt = clock.now()
         do {
-            let tokens = try TokenResponse(body: response.body, endpoint: "token endpoint")
+            let tokens = try TokenResponse(
+                body: response.body, endpoint: "token endpoint", dpop: configuration.dpop != nil)
             return ReceivedTokens(parsed: .success(tokens), refreshToken: tokens.refreshToken, receivedAt: receivedAt)
         } catch {
             // An answer refused for another field may still carry a new refresh token, which must not be lost.
@@ -93,9 +94,10 @@ extension ProviderClient {
     }
 
     /// Posts a form with the client's identity: `client_id` for a public client; for a confidential one, its
-    /// secret by ``ClientAuthenticationMethod`` (HTTP Basic, or `client_secret` in the body).
-    func postForm(_ parameters: [(String, String)], to url: URL, endpoint: String) async throws(SessionKitError)
-        -> HTTPResponse
+    /// secret by ``ClientAuthenticationMethod`` (HTTP Basic, or `client_secret` in the body). With `proof`, a DPoP
+    /// proof goes along when a key is configured.
+    func postForm(_ parameters: [(String, String)], to url: URL, endpoint: String, proof: Bool = false)
+        async throws(SessionKitError) -> HTTPResponse
     {
         var form = parameters
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
@@ -114,6 +116,7 @@ extension ProviderClient {
             form.append(("client_id", configuration.clientID))
         }
         let request = HTTPRequest(method: "POST", url: url, headers: headers, body: FormEncoding.encode(form))
+        if proof { return try await sendWithProof(request, endpoint: endpoint, loggedBody: Redaction.form(form)) }
         return try await send(request, endpoint: endpoint, loggedBody: Redaction.form(form))
     }
 

@@ -26,6 +26,8 @@ public actor ProviderClient {
     private let clockOffset = Mutex<TimeInterval>(0)
     /// ID tokens already verified, shared with the JWKS cache, which empties it when it reloads the keys.
     nonisolated let validatedIDTokens = IDTokenCache()
+    /// The last `DPoP-Nonce` each server (by origin) sent.
+    nonisolated let dpopNonces = Mutex<[String: String]>([:])
 
     /// Seconds the provider's clock is ahead of ours, learned from `Date` headers (0 when within 2 s).
     var serverClockOffset: TimeInterval { clockOffset.withLock { $0 } }

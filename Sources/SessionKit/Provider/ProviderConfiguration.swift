@@ -40,6 +40,10 @@ public struct ProviderConfiguration: Sendable {
     /// always gets one fetch, whatever this interval: a provider may rotate its key at the very answer that names
     /// it (OpenID Connect Core 10.1.1).
     public var jwksRefetchInterval: Duration
+    /// The key that binds the tokens to this client (DPoP, RFC 9449), or `nil` for bearer tokens (the default).
+    /// With a key, token, revocation and userinfo requests carry a proof signed with it, and the provider issues
+    /// tokens only that key can use; ``DPoPKey/stored(in:forKey:)`` keeps it beside the session.
+    public var dpop: DPoPKey?
 
     /// The scope SessionKit asks for when none is given: sign-in, profile, email and a refresh token.
     public static let defaultScope = "openid profile email offline_access"

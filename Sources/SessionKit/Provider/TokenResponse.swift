@@ -22,7 +22,9 @@ struct TokenResponse: Sendable {
     ///
     /// - Throws: ``SessionKitError/Code/invalidResponse`` for a body that is not a JSON object, and
     ///   ``SessionKitError/Code/validationFailed`` for a member that breaks a rule.
-    init(body: Data, endpoint: String) throws(SessionKitError) {
+    /// A `token_type` of DPoP is accepted only with `dpop`, when the request carried a proof (RFC 9449 section 5):
+    /// a provider that binds tokens nobody asked it to bind has issued tokens this client cannot use.
+    init(body: Data, endpoint: String, dpop: Bool = false) throws(SessionKitError) {
         guard let value = try? JSONValue(parsing: body), case .object(let object) = value else {
             throw SessionKitError(
                 code: .invalidResponse,
@@ -35,11 +37,15 @@ struct TokenResponse: Sendable {
         guard let type = object["token_type"]?.stringValue else {
             throw Self.invalid(.tokenType, "the token response has no token_type")
         }
-        guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
-            throw Self.invalid(.tokenType, "the token response's token_type is '\(type)'; SessionKit accepts Bearer")
+        let bearer = type.caseInsensitiveCompare("Bearer") == .orderedSame
+        guard bearer || (dpop && type.caseInsensitiveCompare("DPoP") == .orderedSame) else {
+            throw Self.invalid(
+                .tokenType,
+                "the token response's token_type is '\(type)'; SessionKit accepts Bearer"
+                    + (dpop ? " and DPoP" : " (and DPoP with ProviderConfiguration.dpop set)"))
         }
         self.accessToken = Secret(access)
-        self.tokenType = "Bearer"
+        self.tokenType = bearer ? "Bearer" : "DPoP"
         self.expiresIn = try Self.lifetime(object["expires_in"])
         self.refreshToken = try Self.optionalToken(object["refresh_token"], name: "refresh_token")
         self.idToken = try Self.optionalToken(object["id_token"], name: "id_token")

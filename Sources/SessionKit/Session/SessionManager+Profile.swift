@@ -12,9 +12,11 @@ extension SessionManager {
             let credentials = try await credentials()
             let profile: UserProfile
             do {
-                profile = try await provider.userInfo(accessToken: credentials.accessToken)
+                profile = try await provider.userInfo(
+                    accessToken: credentials.accessToken, tokenType: credentials.tokenType)
             } catch  where error.oauthError == "invalid_token" {
-                profile = try await provider.userInfo(accessToken: try await renew().accessToken)
+                let renewed = try await renew()
+                profile = try await provider.userInfo(accessToken: renewed.accessToken, tokenType: renewed.tokenType)
             }
             try Self.checkSubject(of: profile, against: credentials)
             try await cacheProfile(profile)

@@ -1,0 +1,61 @@
+import Crypto
+public import Foundation
+
+/// The key that DPoP-bound tokens (RFC 9449) are bound to: a P-256 key that never leaves the device (or the
+/// server), whose proofs show that a request comes from the holder of the tokens.
+///
+/// Set it on ``ProviderConfiguration/dpop`` and every token, revocation and userinfo request carries a proof;
+/// the provider then binds the tokens to it (`cnf.jkt`, `token_type` DPoP), and a stolen token is useless
+/// without the key. Keep it beside the session, so that it survives a relaunch:
+///
+/// ```swift
+/// var configuration = try ProviderConfiguration(issuer: issuer, clientID: clientID)
+/// configuration.dpop = try DPoPKey.stored(in: store)     // created on first use, then read back
+/// ```
+///
+/// A lost key (a new device, a wiped store) cannot renew tokens bound to the old one: the provider refuses the
+/// refresh token (`invalid_grant`), the session ends, and the user signs in again, with the new key. Never a
+/// retry loop.
+public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
+    let privateKey: P256.Signing.PrivateKey
+    /// The public key as a JWK's members (`kty`, `crv`, `x`, `y`), as proofs carry it.
+    let jwk: [String: String]
+    /// The JWK SHA-256 thumbprint of the public key (RFC 7638), the `jkt` tokens are bound to.
+    public let thumbprint: String
+
+    /// A new random key.
+    public static func generate() -> DPoPKey {
+        DPoPKey(P256.Signing.PrivateKey())
+    }
+
+    /// The key whose raw private representation (32 bytes) is `rawRepresentation`.
+    ///
+    /// - Throws: ``SessionKitError/Code/invalidInput`` when those are not the bytes of a P-256 private key.
+    public init(rawRepresentation: Data) throws(SessionKitError) {
+        do {
+            self.init(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation))
+        } catch {
+            throw SessionKitError(
+                code: .invalidInput, message: "the stored DPoP key is not a P-256 private key", underlyingError: error)
+        }
+    }
+
+    init(_ privateKey: P256.Signing.PrivateKey) {
+        self.privateKey = privateKey
+        let point = privateKey.publicKey.x963Representation
+        let x = Base64URL.encode(point[1..<33])
+        let y = Base64URL.encode(point[33..<65])
+        jwk = ["kty": "EC", "crv": "P-256", "x": x, "y": y]
+        // RFC 7638: the required members in lexicographic order, no white space.
+        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
+        thumbprint = Base64URL.encode(Data(SHA256.hash(data: Data(canonical.utf8))))
+    }
+
+    /// The private key's raw representation, for a store; never print or log it.
+    public var unsafeRawRepresentation: Data { privateKey.rawRepresentation }
+
+    /// The key's thumbprint, never the key.
+    public var description: String { "DPoPKey(ES256, jkt: \(thumbprint))" }
+
+    public static func == (lhs: DPoPKey, rhs: DPoPKey) -> Bool { lhs.thumbprint == rhs.thumbprint }
+}
