@@ -287,7 +287,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "SessionKitTesting"]),
         .testTarget(
             name: "SessionKitServerTests",
             dependencies: [

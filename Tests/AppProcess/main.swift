@@ -45,6 +45,9 @@ case ("increment", 1), ("increment", 2):
         for _ in 0..<count {
             try store.update(forKey: "counter") { old in
                 let value = old.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                // Work between the read and the write, as a renewal's request is: without the lock file the other
+                // processes' calls get in between.
+                usleep(500)
                 return Data(String(value + 1).utf8)
             }
         }

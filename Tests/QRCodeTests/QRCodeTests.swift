@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitTesting
 import Testing
 
 @testable import QRCode
@@ -47,17 +48,13 @@ private func decode(size: Int, isDark: (Int, Int) -> Bool) throws -> [UInt8] {
     try pgm(size: size, isDark: isDark).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: zbarimg)
     // -Sbinary: print the payload bytes as they are, without zbar's character-set guessing.
-    process.arguments = ["--raw", "-q", "-Sbinary", file.path]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let process = try SpawnedProcess(
+        path: zbarimg, arguments: ["--raw", "-q", "-Sbinary", file.path],
+        environment: ProcessInfo.processInfo.environment)
+    try process.standardInput.close()
+    let data = process.standardOutput.readDataToEndOfFile()
+    let errorText = String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
         throw DecoderFailed(

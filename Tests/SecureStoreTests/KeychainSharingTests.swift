@@ -39,21 +39,21 @@ struct KeychainSharingTests {
         }
     }
 
-    /// Starts the app process with `arguments`; its standard output goes to the returned file.
-    static func start(_ shared: Shared, lock: Bool = true, _ arguments: [String]) throws -> (Process, URL) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ChildProcess.toolPath("sessionkit-app-process"))
-        process.arguments = [shared.model, lock ? shared.lock : "-"] + arguments
-        let output = URL(fileURLWithPath: shared.folder + "/out.\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        try process.run()
-        return (process, output)
+    /// Starts the app process with `arguments`.
+    static func start(_ shared: Shared, lock: Bool = true, _ arguments: [String]) throws -> SpawnedProcess {
+        let process = try SpawnedProcess(
+            path: try ChildProcess.toolPath("sessionkit-app-process"),
+            arguments: [shared.model, lock ? shared.lock : "-"] + arguments,
+            environment: ProcessInfo.processInfo.environment)
+        try process.standardInput.close()
+        return process
     }
 
-    static func finish(_ started: (Process, URL)) async throws -> String {
-        while started.0.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        return try String(contentsOf: started.1, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Waits for the process to end and returns its standard output, trimmed.
+    static func finish(_ process: SpawnedProcess) async throws -> String {
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        let output = process.standardOutput.readDataToEndOfFile()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Signs alice in and stores the session with its access token already expired, as the app left it.
@@ -83,7 +83,7 @@ struct KeychainSharingTests {
                 _ = FileManager.default.createFile(atPath: go, contents: nil)
                 for process in started {
                     _ = try await Self.finish(process)
-                    #expect(process.0.terminationStatus == 0, "lock file: \(lock)")
+                    #expect(process.terminationStatus == 0, "lock file: \(lock)")
                 }
                 let counted = Int(try shared.store.string(forKey: "counter") ?? "") ?? 0
                 if lock {
@@ -143,7 +143,7 @@ struct KeychainSharingTests {
                 }
                 let fileExtension = try Self.start(shared, Self.credentialsArguments(emulator, lease: 3))
                 try await Task.sleep(for: .milliseconds(300))  // the extension found the lease and waits
-                kill(app.0.processIdentifier, SIGKILL)
+                kill(app.processIdentifier, SIGKILL)
                 let answer = try await Self.finish(fileExtension)
                 #expect(answer.hasPrefix("ok "), "the extension got a token: \(answer)")
                 // The session is still there for the next launch, with the extension's token.

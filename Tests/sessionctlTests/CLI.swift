@@ -58,14 +58,14 @@ struct CLI: Sendable {
             var contents: Data { data.withLock { $0 } }
         }
 
-        let process: Process
+        let process: SpawnedProcess
         private let out = Buffer()
         private let err = Buffer()
 
-        fileprivate init(_ process: Process, stdout: Pipe, stderr: Pipe) {
+        fileprivate init(_ process: SpawnedProcess) {
             self.process = process
-            stdout.fileHandleForReading.readabilityHandler = { [out] handle in out.append(handle.availableData) }
-            stderr.fileHandleForReading.readabilityHandler = { [err] handle in err.append(handle.availableData) }
+            process.standardOutput.readabilityHandler = { [out] handle in out.append(handle.availableData) }
+            process.standardError.readabilityHandler = { [err] handle in err.append(handle.availableData) }
         }
 
         /// Standard output so far.
@@ -106,26 +106,16 @@ struct CLI: Sendable {
 
     /// Starts `sessionctl arguments...`, with `input` on standard input.
     func start(_ arguments: [String], input: String? = nil) throws -> Running {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary(program))
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SESSIONCTL_") }
         env["HOME"] = home.path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
         env["NO_COLOR"] = "1"
         env.merge(environment) { $1 }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        let running = Running(process, stdout: stdout, stderr: stderr)
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
+        let process = try SpawnedProcess(path: try Self.binary(program), arguments: arguments, environment: env)
+        let running = Running(process)
+        if let input { process.standardInput.write(Data(input.utf8)) }
+        try process.standardInput.close()
         return running
     }
 

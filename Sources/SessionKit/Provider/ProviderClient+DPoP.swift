@@ -60,6 +60,13 @@ extension ProviderClient {
         }
     }
 
+    /// Makes `nonce` the one proofs for `url`'s server carry, as if that server had sent it: for a caller that
+    /// learned it elsewhere (a script that got a `DPoP-Nonce` header and runs `sessionctl token --dpop-nonce`).
+    public nonisolated func useDPoPNonce(_ nonce: String, for url: URL) {
+        guard let origin = Self.origin(of: url) else { return }
+        dpopNonces.withLock { $0[origin] = nonce }
+    }
+
     /// The nonce the server at `url` gave last, if any.
     nonisolated func dpopNonce(for url: URL) -> String? {
         Self.origin(of: url).flatMap { origin in dpopNonces.withLock { $0[origin] } }

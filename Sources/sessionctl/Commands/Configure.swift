@@ -49,6 +49,13 @@ struct Configure: AsyncParsableCommand {
     @Flag(name: .customLong("forget-client-secret"), help: "Delete the profile's saved client secret.")
     var forgetClientSecret = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Bind the tokens to a DPoP key kept in the secure store (RFC 9449; env SESSIONCTL_DPOP=1). Takes "
+                + "effect at the next sign-in."))
+    var dpop: Bool?
+
     func validate() throws {
         if forgetClientSecret && (options.clientSecretFile != nil || options.clientSecretStdin) {
             throw ValidationError("--forget-client-secret excludes --client-secret-file and --client-secret-stdin")
@@ -74,6 +81,7 @@ struct Configure: AsyncParsableCommand {
             profile.audience = options.audience ?? profile.audience
             profile.scope = options.scope ?? profile.scope
             profile.clientAuth = options.clientAuth ?? profile.clientAuth
+            if let dpop { profile.dpop = dpop ? true : nil }
             if let redirectURI {
                 profile.redirectURI = try LoopbackRedirectURI(redirectURI).description
                 profile.redirectPort = nil

@@ -31,7 +31,34 @@ struct Token: AsyncParsableCommand {
     @Option(help: "Output format: plain, json or exec-credential.")
     var output: Format = .plain
 
+    @Option(
+        name: .customLong("dpop-proof"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Print the two header lines a request to URL with METHOD needs: 'Authorization: DPoP <token>' and "
+                + "'DPoP: <proof>' (or 'Authorization: Bearer <token>' for a token that is not DPoP-bound).",
+            valueName: "METHOD URL"))
+    var dpopProof: [String] = []
+
+    @Option(
+        name: .customLong("dpop-nonce"),
+        help: "With --dpop-proof: the nonce the server asked for (its DPoP-Nonce header after a use_dpop_nonce answer)."
+    )
+    var dpopNonce: String?
+
     func validate() throws {
+        if dpopNonce != nil && dpopProof.isEmpty {
+            throw ValidationError("--dpop-nonce goes with --dpop-proof METHOD URL")
+        }
+        if !dpopProof.isEmpty {
+            guard dpopProof.count == 2, URL(string: dpopProof[1])?.host != nil else {
+                throw ValidationError(
+                    "--dpop-proof takes a method and an absolute URL, such as GET https://api.example.com/x")
+            }
+            if idToken || json || output != .plain {
+                throw ValidationError(
+                    "--dpop-proof prints header lines; it goes with neither --id-token nor --json/--output")
+            }
+        }
         if idToken, options.audience != nil || options.scope != nil {
             throw ValidationError(
                 "--id-token prints the session's ID token; it goes with neither --audience nor --scope")
@@ -59,6 +86,13 @@ struct Token: AsyncParsableCommand {
                 Terminal.err(
                     "note: the provider's access tokens live \(lifetime) s, less than --min-ttl \(minTTL); "
                         + "printing a fresh one")
+            }
+            if dpopProof.count == 2, let url = URL(string: dpopProof[1]) {
+                if let dpopNonce { context.provider.useDPoPNonce(dpopNonce, for: url) }
+                let headers = try await context.provider.authorizationHeaders(
+                    for: credentials, method: dpopProof[0].uppercased(), url: url)
+                Terminal.out(headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+                return
             }
             guard let text = try Self.text(of: credentials, idToken: idToken, format: json ? .json : output) else {
                 throw SessionKitError(

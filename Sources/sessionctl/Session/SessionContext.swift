@@ -17,8 +17,8 @@ struct SessionContext {
     ///
     /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is
     /// reported on standard error unless `warnOnFallback` is `false` (`status` shows it itself). A client
-    /// secret that `configure` saved is read from the store unless `readsStoredSecret` is `false` (the
-    /// local token path, which sends nothing to the provider).
+    /// secret that `configure` saved, and the DPoP key of a profile that uses one, are read from the store unless
+    /// `readsStoredSecret` is `false` (the local token path, which sends nothing to the provider).
     static func make(_ options: GlobalOptions, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
         throws(SessionKitError) -> SessionContext
     {
@@ -38,7 +38,13 @@ struct SessionContext {
         if resolved.clientSecret == nil, readsStoredSecret, resolved.settings.clientSecretInStore == true {
             resolved.clientSecret = try ClientSecret.stored(in: selection.store, profile: resolved.profile)
         }
-        let configuration = try resolved.providerConfiguration()
+        var configuration = try resolved.providerConfiguration()
+        // The DPoP key is read (made on first use) only where requests may be sent: the local token path sends
+        // nothing and needs no key, nor a write to the store.
+        if readsStoredSecret, resolved.settings.dpop == true {
+            configuration.dpop = try DPoPKey.stored(
+                in: selection.store, forKey: "sessionctl.dpop-key." + resolved.profile)
+        }
         let provider = ProviderClient(configuration: configuration)
         let session = SessionManager(provider: provider, store: selection.store, account: resolved.profile)
         return SessionContext(

@@ -99,6 +99,9 @@ struct SettingFlags {
         settings.audience = audience ?? environment("SESSIONCTL_AUDIENCE") ?? saved.audience
         settings.scope = scope ?? environment("SESSIONCTL_SCOPE") ?? saved.scope
         settings.clientAuth = clientAuth ?? environment("SESSIONCTL_CLIENT_AUTH") ?? saved.clientAuth
+        if let dpop = environment("SESSIONCTL_DPOP") {
+            settings.dpop = ["1", "true", "yes"].contains(dpop.lowercased())
+        }
         let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
         return ResolvedSettings(
             profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy(),

@@ -33,6 +33,7 @@ extension ProfileSettings {
         redirectURI = try read.string(CodingKeys.redirectURI.rawValue)
         clientAuth = try read.string(CodingKeys.clientAuth.rawValue)
         clientSecretInStore = try read.bool(CodingKeys.clientSecretInStore.rawValue)
+        dpop = try read.bool(CodingKeys.dpop.rawValue)
         if let endpoints = object.member(CodingKeys.endpoints.rawValue) {
             guard let members = endpoints.objectValue else {
                 throw ConfigFormatError(path: "\(path).endpoints", reason: "not an object")

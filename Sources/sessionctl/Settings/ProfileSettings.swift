@@ -21,6 +21,8 @@ struct ProfileSettings: Encodable, Equatable {
     var clientAuth: String?
     /// Whether `configure` saved a client secret in the secure store (the secret itself is never here).
     var clientSecretInStore: Bool?
+    /// Whether tokens are bound to a DPoP key kept in the secure store (`configure --dpop`).
+    var dpop: Bool?
 
     /// Endpoint overrides for providers whose discovery omits some.
     struct Endpoints: Encodable, Equatable {
@@ -41,6 +43,7 @@ struct ProfileSettings: Encodable, Equatable {
         case endpoints
         case clientAuth = "client_auth"
         case clientSecretInStore = "client_secret_in_secure_store"
+        case dpop
     }
 }
 
