@@ -33,6 +33,7 @@ public final class SpawnedProcess: Sendable {
         public let path: String
         /// The `errno` of the failed call.
         public let code: Int32
+        /// The program and the system's reason.
         public var description: String { "could not start \(path): \(String(cString: strerror(code)))" }
     }
 
@@ -64,7 +65,7 @@ public final class SpawnedProcess: Sendable {
         }
         // The child's ends become its standard input, output and error; ours are the other ends.
         let childEnds = pairs.map(\.child)
-        defer { childEnds.forEach { try? $0.close() } }
+        defer { for end in childEnds { try? end.close() } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -84,7 +85,7 @@ public final class SpawnedProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid = pid_t()
         let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else { throw SpawnFailed(path: path, code: result) }
