@@ -57,5 +57,6 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     /// The key's thumbprint, never the key.
     public var description: String { "DPoPKey(ES256, jkt: \(thumbprint))" }
 
+    /// Two keys are the same when their public keys are: the same thumbprint.
     public static func == (lhs: DPoPKey, rhs: DPoPKey) -> Bool { lhs.thumbprint == rhs.thumbprint }
 }
