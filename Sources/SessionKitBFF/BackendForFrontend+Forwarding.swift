@@ -63,7 +63,12 @@ extension BackendForFrontend {
         var outgoing = HTTPClientRequest(url: destination.base + target)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers = HopByHopHeaders.upstream(request.headers, removing: headersNotForwarded)
-        outgoing.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(credentials.accessToken.unsafeRawValue)")
+        // Bearer, or for DPoP-bound tokens `Authorization: DPoP` and a proof for this very request.
+        do {
+            try await authorize(&outgoing, with: credentials)
+        } catch {
+            return sessionFailure(error)
+        }
         let limited = BodyLimit(request.body, limit: configuration.maxRequestBodySize)
         if let length {
             if length > 0 { outgoing.body = .stream(limited, length: .known(length)) }
@@ -71,9 +76,17 @@ extension BackendForFrontend {
             outgoing.body = .stream(limited, length: .unknown)
         }
         let deadline = NIODeadline.now() + .init(configuration.upstreamTimeout)
-        let answer: HTTPClientResponse
+        var answer: HTTPClientResponse
         do {
             answer = try await httpClient.execute(outgoing, deadline: deadline)
+            // An upstream that wants a DPoP nonce did not act on the request: a bodiless one goes once more.
+            if credentials.isDPoPBound, answer.status == .unauthorized, outgoing.body == nil,
+                let url = URL(string: outgoing.url),
+                provider.learnDPoPNonce(from: Self.challenge(in: answer), for: url)
+            {
+                try await authorize(&outgoing, with: credentials)
+                answer = try await httpClient.execute(outgoing, deadline: deadline)
+            }
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             return Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
         } catch is BodyLimitExceeded {
@@ -109,5 +122,25 @@ extension BackendForFrontend {
                 }
                 try await writer.finish(nil)
             })
+    }
+}
+
+extension BackendForFrontend {
+    /// Sets the upstream request's authorization for `credentials`: a bearer token, or a DPoP-bound token with a
+    /// fresh proof for the request's method and URL (and the upstream's last nonce).
+    func authorize(_ outgoing: inout HTTPClientRequest, with credentials: Credentials) async throws(SessionKitError) {
+        guard let url = URL(string: outgoing.url) else {
+            throw SessionKitError(code: .invalidInput, message: "the upstream URL cannot be parsed")
+        }
+        let headers = try await provider.authorizationHeaders(
+            for: credentials, method: outgoing.method.rawValue, url: url)
+        for (name, value) in headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+    }
+
+    /// What of an upstream answer tells a DPoP nonce challenge apart: its status and the two headers.
+    static func challenge(in answer: HTTPClientResponse) -> SessionKit.HTTPResponse {
+        let names = ["DPoP-Nonce", "WWW-Authenticate"]
+        let fields = names.compactMap { name in answer.headers.first(name: name).map { (name: name, value: $0) } }
+        return SessionKit.HTTPResponse(status: Int(answer.status.code), headers: fields)
     }
 }

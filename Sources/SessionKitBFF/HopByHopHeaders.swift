@@ -14,7 +14,7 @@ enum HopByHopHeaders {
     /// Never sent upstream: the browser's cookie (the session id is the BFF's, not the API's), any
     /// `Authorization` it sent (replaced by the user's access token), the host and the body's framing (the
     /// client sets them).
-    static let withheldFromUpstream: Set<String> = ["cookie", "authorization", "host", "content-length"]
+    static let withheldFromUpstream: Set<String> = ["cookie", "authorization", "dpop", "host", "content-length"]
 
     /// Never sent to the browser: cookies the upstream sets (they would land on the app's origin), the body's
     /// framing (the server sets it), and the headers that ``hardening`` replaces.

@@ -1,4 +1,5 @@
 import AuthEmulator
+import Crypto
 import Foundation
 import SessionKit
 import SessionKitBFF
@@ -61,6 +62,45 @@ struct RemoteAPITests {
             await instance.stop()
             await main.stop()
             await payments.stop()
+        }
+    }
+
+    @Test("with DPoP the upstream gets Authorization: DPoP and a proof for that very request, bound to the token")
+    func dpopToUpstream() async throws {
+        try await LiveEmulator.with { emulator in
+            let upstream = try await EchoUpstream.start()
+            let store = try await BFFPostgres.Deployment().store()
+            // The back end's key lives in its shared store, so that every instance signs with the same one.
+            let key = try await DPoPKey.stored(in: store, forKey: "bff.dpop-key")
+            #expect(try await DPoPKey.stored(in: store, forKey: "bff.dpop-key") == key, "read back, not made again")
+            let instance = try await InProcessInstance.start(
+                emulator: emulator, store: store, upstream: upstream.url, dpop: key)
+            let browser = CookieBrowser()
+            do {
+                #expect(try await browser.signIn(through: instance.url).status == 303)
+                let page = try await browser.get(
+                    instance.at("/api/orders/7?sort=new"), headers: [("X-CSRF", "1"), ("DPoP", "from-the-browser")])
+                #expect(page.status == 200)
+                let headers = try #require(page.json["headers"] as? [String: [String]])
+                let authorization = try #require(headers["authorization"]?.first)
+                #expect(authorization.hasPrefix("DPoP "))
+                let token = String(authorization.dropFirst("DPoP ".count))
+                #expect(try JWT(decoding: token).claims["cnf"]?["jkt"]?.stringValue == key.thumbprint)
+                let proofs = try #require(headers["dpop"])
+                #expect(proofs.count == 1, "the browser's DPoP header is not forwarded")
+                let proof = try JWT(decoding: proofs[0])
+                #expect(proof.claims["htm"]?.stringValue == "GET")
+                #expect(proof.claims["htu"]?.stringValue == upstream.url.absoluteString + "orders/7")
+                let hash = Data(SHA256.hash(data: Data(token.utf8))).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+                #expect(proof.claims["ath"]?.stringValue == hash)
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await instance.stop()
+            await upstream.stop()
         }
     }
 }

@@ -40,12 +40,14 @@ final class InProcessInstance: BFFInstance {
         clientID: String = AuthEmulator.Client.confidentialID,
         clientSecret: String = AuthEmulator.Client.confidentialSecret,
         metrics: (any MetricsFactory)? = nil,
+        dpop: DPoPKey? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
         let port = try await LoopbackPort.unused()
         let url = URL(string: "http://127.0.0.1:\(port)")!
-        let provider = ProviderClient(
-            configuration: try emulator.providerConfiguration(clientID: clientID, clientSecret: clientSecret))
+        var providerConfiguration = try emulator.providerConfiguration(clientID: clientID, clientSecret: clientSecret)
+        providerConfiguration.dpop = dpop
+        let provider = ProviderClient(configuration: providerConfiguration)
         let sessions = SessionDirectory(provider: provider, store: store)
         var configuration = try BackendForFrontend.Configuration(
             publicURL: publicURL ?? url, upstream: upstream ?? emulator.issuer)
