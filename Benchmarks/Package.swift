@@ -50,6 +50,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Issue 25: a DPoP proof per request against raw P-256 signing; credentials(audience:) from memory.
+        .executableTarget(
+            name: "token-features-bench",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "SecureStore", package: "SessionKit"),
+                .product(name: "AuthEmulator", package: "SessionKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Issue 8, item 4: ID-token validation against raw swift-crypto verification and jwt-kit.
         .executableTarget(
             name: "idtoken-bench",
