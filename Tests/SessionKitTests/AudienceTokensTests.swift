@@ -46,7 +46,7 @@ struct AudienceTokensTests {
             let stored = try #require(try await relaunched.storedCredentials())
             #expect(stored.accessToken == signedIn.accessToken)
             #expect(stored.refreshToken != signedIn.refreshToken, "each API's renewal rotated the refresh token")
-            live.expire(signedIn)
+            live.expire(payments)  // the last token received: every one of them has expired with the clock
             let renewed = try await relaunched.credentials(minTTL: 60)
             #expect(renewed.accessToken != signedIn.accessToken)
             #expect(try relaunched.localCredentials(audience: Self.demo) == nil, "expired with the clock")

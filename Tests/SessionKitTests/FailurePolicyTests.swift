@@ -40,8 +40,11 @@ struct FailurePolicyTests {
                 Issue.record("a \(fault.action) fault must fail the renewal")
             } catch {
                 let error = try #require(error as? SessionKitError)
+                // A dropped or cut answer may also end at the 2 s deadline on a loaded machine (seen while a release
+                // build ran beside the suite): still transient, still retryable.
                 #expect(
-                    error.code == expected || (expected == .networkFailure && error.code == .invalidResponse),
+                    error.code == expected
+                        || (expected == .networkFailure && [.invalidResponse, .timeout].contains(error.code)),
                     "\(error)")
                 #expect(error.isRetryable)
             }

@@ -1,9 +1,15 @@
 import Crypto
 public import Foundation
-import JWTKit
+
+/// A DPoP proof's JOSE header (RFC 9449 section 4.2).
+private struct DPoPProofHeader: Encodable {
+    let typ = "dpop+jwt"
+    let alg = "ES256"
+    let jwk: [String: String]
+}
 
 /// The claims of a DPoP proof (RFC 9449 section 4.2).
-struct DPoPProofClaims: JWTPayload {
+private struct DPoPProofClaims: Encodable {
     /// A unique identifier: 128 random bits, never reused.
     var jti: String
     /// The request's method.
@@ -16,8 +22,6 @@ struct DPoPProofClaims: JWTPayload {
     var ath: String?
     /// The server's nonce, when it asked for one.
     var nonce: String?
-
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 extension DPoPKey {
@@ -25,9 +29,12 @@ extension DPoPKey {
     /// fragment), with a fresh `jti` every time, `ath` bound to `accessToken` when one is sent, and the server's
     /// `nonce` when it asked for one.
     ///
+    /// The JWS is put together here and signed by swift-crypto (or the Secure Enclave, whose key jwt-kit cannot
+    /// hold); the emulator checks every proof with jwt-kit.
+    ///
     /// ``ProviderClient/proof(for:method:url:)`` adds the nonce a server gave last; use that for an API request.
     ///
-    /// - Throws: ``SessionKitError/Code/invalidInput`` when `url` is not an absolute URL.
+    /// - Throws: ``SessionKitError/Code/invalidInput`` when `url` is not an absolute URL or the key cannot sign.
     public func proof(method: String, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date())
         async throws(SessionKitError) -> String
     {
@@ -43,12 +50,13 @@ extension DPoPKey {
             iat: Int(now.timeIntervalSince1970),
             ath: accessToken.map { Base64URL.encode(Data(SHA256.hash(data: Data($0.unsafeRawValue.utf8)))) },
             nonce: nonce)
-        let header: JWTHeader = [
-            "typ": "dpop+jwt", "alg": "ES256", "jwk": .object(jwk.mapValues { .string($0) }),
-        ]
         do {
-            let keys = await JWTKeyCollection().add(ecdsa: try ES256PrivateKey(backing: privateKey))
-            return try await keys.sign(claims, header: header)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            let input =
+                Base64URL.encode(try encoder.encode(DPoPProofHeader(jwk: jwk))) + "."
+                + Base64URL.encode(try encoder.encode(claims))
+            return input + "." + Base64URL.encode(try signer.signature(for: Data(input.utf8)))
         } catch {
             throw SessionKitError(
                 code: .invalidInput, message: "the DPoP proof could not be signed", underlyingError: error)
