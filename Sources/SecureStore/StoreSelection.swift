@@ -23,6 +23,9 @@ public struct StoreSelection: Sendable {
         case requireKeyring = "keyring"
         /// Use the key file; never contact the keyring.
         case fileOnly = "file"
+        /// Keep the key in the Linux kernel's keyring (``EncryptedFileStore/KeySource/kernelKeyring``): never on
+        /// disk, but gone after a restart; for headless machines without a Secret Service.
+        case kernel
     }
 
     /// Where the store's key is.
@@ -31,6 +34,8 @@ public struct StoreSelection: Sendable {
         case keyring
         /// In a key file beside the data; `fallbackReason` says why when the keyring was wanted.
         case keyFile(fallbackReason: String?)
+        /// In the kernel's keyring; the data is in the encrypted file store.
+        case kernelKeyring
     }
 
     /// The store to use.
@@ -45,6 +50,7 @@ public struct StoreSelection: Sendable {
     public var backendDescription: String {
         switch backend {
         case .keyring: "keyring+encrypted-file"
+        case .kernelKeyring: "kernel-keyring+encrypted-file"
         case .keyFile(nil): "encrypted-file (key file)"
         case .keyFile(let reason?): "encrypted-file (key file fallback: \(reason))"
         }
@@ -85,6 +91,16 @@ public struct StoreSelection: Sendable {
         }
         if policy == .fileOnly {
             return try open(.keyFile(atPath: keyFile), .keyFile(fallbackReason: nil), advice: nil)
+        }
+        if policy == .kernel {
+            if files.keyFile && files.store {
+                throw SecureStoreError(
+                    code: .unavailable,
+                    message:
+                        "the store in \(folder) was created with the key file \(keyFile); to move it to the kernel "
+                        + "keyring, sign out, delete that file and sign in again with this store")
+            }
+            return try open(.kernelKeyring, .kernelKeyring, advice: nil)
         }
         let keyringKey = KeyringKey(service: service, folder: folder, configuration: keyring)
         // Read once: a key found here is handed to the store, which then does not ask the keyring again.

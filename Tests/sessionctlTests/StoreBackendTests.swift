@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import SecureStore
 import SessionKit
 import SessionKitTesting
 import Testing
@@ -55,7 +56,34 @@ struct StoreBackendTests {
         #expect(!json.stderr.contains("warning"))
         let bad = try await cli.run(["status", "--store", "cloud"])
         #expect(bad.status == 4)
-        #expect(bad.stderr.contains("auto, keyring, file"))
+        #expect(bad.stderr.contains("auto, keyring, kernel, file"))
+    }
+
+    @Test(
+        "--store kernel: the key in the kernel keyring, none on disk; after a restart, what to do, then a new sign-in")
+    func kernelStore() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator, extra: ["SESSIONCTL_STORE": "kernel"])
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            #expect(try await cli.run(["token"]).status == 0)
+            let json = try await cli.run(["status", "--json"])
+            let report = try SessionKit.JSONValue(parsing: Data(json.stdout.utf8))
+            #expect(report["store"]?["backend"] == .string("kernel-keyring+encrypted-file"))
+            let files = try FileManager.default.contentsOfDirectory(atPath: cli.sessionsFolder.path)
+            #expect(!files.contains { $0.hasSuffix(".key") }, "\(files)")
+            // A restart empties the kernel keyring.
+            let folder = cli.sessionsFolder.standardizedFileURL.path
+            try KernelKeyring.shared.get().remove("sessionkit:sessionctl:\(folder)")
+            let after = try await cli.run(["token"])
+            #expect(after.status == 3, "\(after.stderr)")
+            #expect(after.stderr.contains("remove that file and sign in again"), "\(after.stderr)")
+            let store = try #require(files.first { $0.hasSuffix(".store") })
+            try FileManager.default.removeItem(atPath: folder + "/" + store)
+            try await cli.signIn()
+            #expect(try await cli.run(["token"]).status == 0)
+            try KernelKeyring.shared.get().remove("sessionkit:sessionctl:\(folder)")
+        }
     }
 
     @Test(

@@ -16,6 +16,7 @@ extension EncryptedFileStore {
             case key(SymmetricKey)
             case keyFile(String?)
             case secretService(SecretServiceStore.Configuration)
+            case kernelKeyring
         }
 
         let storage: Storage
@@ -49,6 +50,16 @@ extension EncryptedFileStore {
             KeySource(storage: .secretService(configuration))
         }
 
+        /// A key held in the Linux kernel's keyring (the user keyring, `@u`), created at random on first use: for
+        /// headless machines with no Secret Service, where the key must not be on disk either.
+        ///
+        /// The kernel keeps it until the machine restarts, or until the user has no process left (a logged-in
+        /// session or a lingering systemd user manager keeps it): after that the store's data cannot be read, and
+        /// opening it throws ``SecureStoreError/Code/unavailable`` saying to remove the store file and sign in
+        /// again. Where `keyctl` is blocked (a container's default seccomp profile) it throws
+        /// ``SecureStoreError/Code/unavailable`` at once.
+        public static let kernelKeyring = KeySource(storage: .kernelKeyring)
+
         /// The name of the default key file inside the store folder.
         public static let defaultKeyFileName = "store.key"
 
@@ -63,6 +74,8 @@ extension EncryptedFileStore {
             case .secretService(let configuration):
                 let keyring = KeyringKey(service: service, folder: folder, configuration: configuration)
                 return try StoreKeys(deriving: keyring.loadOrCreate())
+            case .kernelKeyring:
+                return try StoreKeys(deriving: KernelKeyringKey(service: service, folder: folder).loadOrCreate())
             }
         }
     }

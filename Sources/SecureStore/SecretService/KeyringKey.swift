@@ -8,11 +8,17 @@ struct KeyringKey {
     let store: SecretServiceStore
     /// The item's key: the store folder's absolute, standardized path.
     let account: String
+    /// Seconds the key is also kept in the kernel keyring, if at all.
+    let cacheTimeout: UInt32?
 
     init(service: String, folder: String, configuration: SecretServiceStore.Configuration) {
         store = SecretServiceStore(service: service + ".file-key", configuration: configuration)
         account = URL(fileURLWithPath: folder).standardizedFileURL.path
+        cacheTimeout = configuration.kernelCacheTimeout.map { UInt32(clamping: $0.components.seconds) }
     }
+
+    /// The key's description in the kernel keyring's cache.
+    var cacheDescription: String { "sessionkit-cache:\(store.service):\(account)" }
 
     /// Reads the key, creating a random one when there is none.
     ///
@@ -42,7 +48,16 @@ struct KeyringKey {
 
     /// The key, or `nil` when the keyring holds none for this folder yet.
     func load() throws(SecureStoreError) -> SymmetricKey? {
+        // The kernel keyring's copy first: no D-Bus round trip within the cache's time. Failures there only mean
+        // asking the keyring itself.
+        let kernel = cacheTimeout.flatMap { _ in try? KernelKeyring.shared.get() }
+        if let kernel, let cached = try? kernel.read(cacheDescription), cached.count == KeyFile.byteCount {
+            return SymmetricKey(data: cached)
+        }
         guard let bytes = try store.data(forKey: account) else { return nil }
+        if let kernel, let cacheTimeout, bytes.count == KeyFile.byteCount, cacheTimeout > 0 {
+            try? kernel.write(cacheDescription, bytes, timeout: cacheTimeout)
+        }
         guard bytes.count == KeyFile.byteCount else {
             throw SecureStoreError(
                 code: .corrupted,

@@ -7,11 +7,19 @@ extension SecretServiceStore {
         /// How long one call waits for the Secret Service before it throws
         /// ``SecureStoreError/Code/unavailable``; 5 seconds by default.
         public var timeout: Duration
+        /// How long an ``EncryptedFileStore``'s key read from the keyring is also kept in the Linux kernel's
+        /// keyring, so that the next process within that time reads it without a D-Bus round trip; `nil` keeps it
+        /// only in the keyring. 5 minutes by default: a key stays readable that long after the keyring is locked.
+        public var kernelCacheTimeout: Duration?
 
         /// Creates a configuration.
-        public init(application: String = "sessionkit", timeout: Duration = .seconds(5)) {
+        public init(
+            application: String = "sessionkit", timeout: Duration = .seconds(5),
+            kernelCacheTimeout: Duration? = .seconds(300)
+        ) {
             self.application = application
             self.timeout = timeout
+            self.kernelCacheTimeout = kernelCacheTimeout
         }
     }
 

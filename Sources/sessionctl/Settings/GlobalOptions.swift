@@ -47,8 +47,9 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "Where the session key lives: auto (the keyring if it works, else a key file, with a warning), "
-                + "keyring (fail instead of falling back) or file (env SESSIONCTL_STORE; default: auto).",
-            valueName: "auto|keyring|file"
+                + "keyring (fail instead of falling back), kernel (the Linux kernel keyring: never on disk, gone "
+                + "after a restart; for headless machines) or file (env SESSIONCTL_STORE; default: auto).",
+            valueName: "auto|keyring|kernel|file"
         )
     )
     var store: String?
@@ -114,7 +115,8 @@ struct SettingFlags {
         guard let policy = StoreSelection.Policy(rawValue: text) else {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "the store '\(text)' is not one of auto, keyring, file; pass --store auto|keyring|file"
+                message:
+                    "the store '\(text)' is not one of auto, keyring, kernel, file; pass --store auto|keyring|kernel|file"
             )
         }
         return policy
