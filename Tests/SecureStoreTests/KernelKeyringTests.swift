@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 import SecureStore
-import Synchronization
 import SecureStoreTesting
 import SessionKitTesting
+import Synchronization
 import Testing
 
 /// The Linux kernel keyring as the encrypted store's key holder (`--store kernel`), and as the Secret Service key's
