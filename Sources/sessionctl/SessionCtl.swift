@@ -20,7 +20,7 @@ struct SessionCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Configure.self, Login.self, Status.self, Token.self, WhoAmI.self, Metadata.self, Refresh.self,
-            Logout.self,
+            Logout.self, GitCredential.self,
         ]
     )
 

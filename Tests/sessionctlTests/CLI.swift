@@ -106,17 +106,23 @@ struct CLI: Sendable {
 
     /// Starts `sessionctl arguments...`, with `input` on standard input.
     func start(_ arguments: [String], input: String? = nil) throws -> Running {
+        let process = try SpawnedProcess(
+            path: try Self.binary(program), arguments: arguments, environment: processEnvironment)
+        let running = Running(process)
+        if let input { process.standardInput.write(Data(input.utf8)) }
+        try process.standardInput.close()
+        return running
+    }
+
+    /// The environment its processes get: this one without `SESSIONCTL_` settings, the fresh home, and the CLI's own.
+    var processEnvironment: [String: String] {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SESSIONCTL_") }
         env["HOME"] = home.path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
         env["NO_COLOR"] = "1"
         env.merge(environment) { $1 }
-        let process = try SpawnedProcess(path: try Self.binary(program), arguments: arguments, environment: env)
-        let running = Running(process)
-        if let input { process.standardInput.write(Data(input.utf8)) }
-        try process.standardInput.close()
-        return running
+        return env
     }
 
     /// Runs `sessionctl arguments...` to the end.

@@ -106,3 +106,16 @@ struct ConfigFile: Encodable {
         }
     }
 }
+
+extension ConfigFile {
+    /// The saved profile whose issuer is on `host` (a forge that is its own OpenID provider), if exactly one is.
+    static func profile(forHost host: String) -> String? {
+        guard let file = try? load() else { return nil }
+        let matching = file.profiles.filter { _, settings in
+            settings.issuer.flatMap { URL(string: $0)?.host?.lowercased() }
+                == host.lowercased()
+                .split(separator: ":").first.map(String.init)
+        }
+        return matching.count == 1 ? matching.first?.key : nil
+    }
+}

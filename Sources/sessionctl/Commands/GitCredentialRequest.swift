@@ -1,0 +1,51 @@
+import Foundation
+
+/// One request of git's credential protocol (git-credential(1)): `key=value` lines until a blank line or the end,
+/// `capability[]` and other `[]` keys repeated.
+struct GitCredentialRequest: Equatable {
+    /// Single-valued attributes: `protocol`, `host`, `path`, `username`, `password`, `credential`, ...
+    var attributes: [String: String] = [:]
+    /// What git says it understands (`capability[]=authtype`, git 2.46 and later).
+    var capabilities: Set<String> = []
+
+    /// Why the input is not a credential request.
+    struct Malformed: Error, CustomStringConvertible {
+        let line: Int
+        var description: String {
+            "line \(line) of the credential request is not key=value; git sends such lines (see git-credential(1))"
+        }
+    }
+
+    /// Reads `text` as git writes it.
+    init(parsing text: String) throws(Malformed) {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw Malformed(line: index + 1)
+            }
+            let key = String(line[..<equals])
+            let value = String(line[line.index(after: equals)...])
+            if key == "capability[]" {
+                capabilities.insert(value)
+            } else if !key.hasSuffix("[]") {
+                attributes[key] = value
+            }
+        }
+    }
+
+    init() {}
+
+    /// The answer for an access token: `authtype`/`credential` where git understands them, else `username` and
+    /// `password`; with `password_expiry_utc` (git 2.41 and later) when the expiry is known.
+    func answer(token: String, username: String, expiresAt: Date?) -> String {
+        var lines: [String] = []
+        if capabilities.contains("authtype") {
+            lines += ["capability[]=authtype", "authtype=Bearer", "credential=\(token)", "ephemeral=1"]
+        } else {
+            lines += ["username=\(username)", "password=\(token)"]
+        }
+        if let expiresAt { lines.append("password_expiry_utc=\(Int(expiresAt.timeIntervalSince1970))") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
