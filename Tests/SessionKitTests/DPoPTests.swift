@@ -186,4 +186,18 @@ struct DPoPTests {
             }
         }
     }
+
+    @Test("a proof's claims are JSON whatever the nonce or URL holds; the header is the key's public JWK")
+    func proofClaims() async throws {
+        let key = DPoPKey.generate()
+        let nonce = "n\"o\\n\u{1}ce"
+        let url = URL(string: "https://api.example.com/a%22b/c?q=1#f")!
+        let proof = try await key.proof(method: "post", url: url, accessToken: Secret("at"), nonce: nonce)
+        let jwt = try JWT(decoding: proof)
+        #expect(jwt.claims["nonce"]?.stringValue == nonce)
+        #expect(jwt.claims["htu"]?.stringValue == "https://api.example.com/a%22b/c")
+        #expect(jwt.claims["htm"]?.stringValue == "POST")
+        #expect(jwt.header.type == "dpop+jwt" && jwt.header.algorithm == "ES256")
+        #expect(jwt.header.parameters["jwk"]?["x"] != nil && jwt.header.parameters["jwk"]?["d"] == nil, "public only")
+    }
 }

@@ -25,6 +25,9 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     let jwk: [String: String]
     /// The JWK SHA-256 thumbprint of the public key (RFC 7638), the `jkt` tokens are bound to.
     public let thumbprint: String
+    /// The proofs' JOSE header, base64url-encoded: `typ` dpop+jwt, `alg` ES256 and the public `jwk`, the same for
+    /// every proof of this key.
+    let encodedHeader: String
 
     /// A new random key: in the Secure Enclave where there is one and `secureEnclave` allows it, else in software.
     public static func generate(secureEnclave: Bool = true) -> DPoPKey {
@@ -55,6 +58,8 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
         // RFC 7638: the required members in lexicographic order, no white space.
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
         thumbprint = Base64URL.encode(Data(SHA256.hash(data: Data(canonical.utf8))))
+        let header = #"{"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)"}}"#
+        encodedHeader = Base64URL.encode(Data(header.utf8))
     }
 
     /// The key's stored form, for a store: a software key's private bytes, or a Secure Enclave key's handle (useless
