@@ -159,15 +159,15 @@ struct DPoPTests {
                         timeout: .seconds(10))
                 }
                 let token = credentials.accessToken
-                let good = try await key.proof(method: "GET", url: userinfo, accessToken: token)
+                let good = try key.proof(method: "GET", url: userinfo, accessToken: token)
                 #expect(try await ask(good).status == 200)
                 #expect(try await ask(good).status == 401, "the same jti again")
                 let cases: [(String, String)] = [
-                    (try await key.proof(method: "GET", url: emulator.issuer, accessToken: token), "htu"),
-                    (try await key.proof(method: "POST", url: userinfo, accessToken: token), "htm"),
-                    (try await key.proof(method: "GET", url: userinfo, accessToken: token, now: Date() - 300), "iat"),
-                    (try await key.proof(method: "GET", url: userinfo, accessToken: Secret("another")), "ath"),
-                    (try await DPoPKey.generate().proof(method: "GET", url: userinfo, accessToken: token), "key"),
+                    (try key.proof(method: "GET", url: emulator.issuer, accessToken: token), "htu"),
+                    (try key.proof(method: "POST", url: userinfo, accessToken: token), "htm"),
+                    (try key.proof(method: "GET", url: userinfo, accessToken: token, now: Date() - 300), "iat"),
+                    (try key.proof(method: "GET", url: userinfo, accessToken: Secret("another")), "ath"),
+                    (try DPoPKey.generate().proof(method: "GET", url: userinfo, accessToken: token), "key"),
                 ]
                 for (proof, broken) in cases {
                     let answer = try await ask(proof)
@@ -175,11 +175,11 @@ struct DPoPTests {
                     #expect(answer.header("WWW-Authenticate")?.contains("invalid_dpop_proof") == true, "\(broken)")
                 }
                 #expect(
-                    try await ask(try await key.proof(method: "GET", url: userinfo, accessToken: token)).status == 200)
+                    try await ask(try key.proof(method: "GET", url: userinfo, accessToken: token)).status == 200)
 
                 var seen = Set<String>()
                 for _ in 0..<500 {
-                    let proof = try await key.proof(method: "GET", url: userinfo, accessToken: token)
+                    let proof = try key.proof(method: "GET", url: userinfo, accessToken: token)
                     let jti = try #require(try JWT(decoding: proof).identifier)
                     #expect(seen.insert(jti).inserted)
                 }
@@ -192,7 +192,7 @@ struct DPoPTests {
         let key = DPoPKey.generate()
         let nonce = "n\"o\\n\u{1}ce"
         let url = URL(string: "https://api.example.com/a%22b/c?q=1#f")!
-        let proof = try await key.proof(method: "post", url: url, accessToken: Secret("at"), nonce: nonce)
+        let proof = try key.proof(method: "post", url: url, accessToken: Secret("at"), nonce: nonce)
         let jwt = try JWT(decoding: proof)
         #expect(jwt.claims["nonce"]?.stringValue == nonce)
         #expect(jwt.claims["htu"]?.stringValue == "https://api.example.com/a%22b/c")

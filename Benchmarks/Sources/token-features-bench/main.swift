@@ -34,7 +34,7 @@ let input = Data(repeating: 0x61, count: 420)  // a proof's header and claims, b
 let signing = try await measure(samples: 100, batch: 200, warmup: 200) { blackHole(try raw.signature(for: input)) }
 Report.row("swift-crypto P-256 signature (the floor)", signing, samples: 100)
 let bare = try await measure(samples: 100, batch: 200, warmup: 200) {
-    blackHole(try await key.proof(method: "GET", url: url, accessToken: own.accessToken))
+    blackHole(try key.proof(method: "GET", url: url, accessToken: own.accessToken))
 }
 Report.row("DPoPKey.proof(method:url:accessToken:)", bare, samples: 100)
 let headers = try await measure(samples: 100, batch: 200, warmup: 200) {

@@ -13,7 +13,7 @@ extension DPoPKey {
     ///
     /// - Throws: ``SessionKitError/Code/invalidInput`` when `url` is not an absolute URL or the key cannot sign.
     public func proof(method: String, url: URL, accessToken: Secret? = nil, nonce: String? = nil, now: Date = Date())
-        async throws(SessionKitError) -> String
+        throws(SessionKitError) -> String
     {
         guard var target = URLComponents(url: url, resolvingAgainstBaseURL: true), target.scheme != nil,
             target.host != nil

@@ -13,13 +13,15 @@ extension ProviderClient {
     /// ```
     ///
     /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when no ``ProviderConfiguration/dpop`` key is set.
-    public func proof(for credentials: Credentials, method: String, url: URL) async throws(SessionKitError) -> String {
+    nonisolated(nonsending) public func proof(for credentials: Credentials, method: String, url: URL)
+        async throws(SessionKitError) -> String
+    {
         guard let key = configuration.dpop else {
             throw SessionKitError(
                 code: .invalidConfiguration,
                 message: "no DPoP key is configured; set ProviderConfiguration.dpop to make DPoP proofs")
         }
-        return try await key.proof(
+        return try key.proof(
             method: method, url: url, accessToken: credentials.accessToken, nonce: dpopNonce(for: url),
             now: providerNow)
     }
@@ -29,7 +31,7 @@ extension ProviderClient {
     ///
     /// - Throws: ``SessionKitError/Code/signInRequired`` when the token is DPoP-bound and no key is configured
     ///   (it cannot be used without the key it is bound to).
-    public func authorizationHeaders(for credentials: Credentials, method: String, url: URL)
+    nonisolated(nonsending) public func authorizationHeaders(for credentials: Credentials, method: String, url: URL)
         async throws(SessionKitError) -> [(name: String, value: String)]
     {
         guard credentials.isDPoPBound else {
@@ -83,7 +85,7 @@ extension ProviderClient {
         var attempt = 0
         while true {
             var signed = request
-            let proof = try await key.proof(
+            let proof = try key.proof(
                 method: request.method, url: request.url, accessToken: accessToken, nonce: dpopNonce(for: request.url),
                 now: providerNow)
             signed.headers.append(("DPoP", proof))

@@ -69,7 +69,7 @@ struct AuthgentDPoPInteropTests {
                 == key.thumbprint)
 
         // It demands nonces (so SessionKit answered them above): a proof without one gets 401 use_dpop_nonce.
-        let unnonced = try await key.proof(method: "POST", url: base.appendingPathComponent("token"))
+        let unnonced = try key.proof(method: "POST", url: base.appendingPathComponent("token"))
         let demanded = try await ProviderClient.defaultTransport.send(
             HTTPRequest(
                 method: "POST", url: base.appendingPathComponent("token"),
@@ -81,7 +81,7 @@ struct AuthgentDPoPInteropTests {
 
         // A proof for another URL is refused by its token endpoint, and the refresh token is not spent by it.
         // (It checks htu before the nonce, so this proof needs none.)
-        let wrong = try await key.proof(method: "POST", url: base.appendingPathComponent("elsewhere"))
+        let wrong = try key.proof(method: "POST", url: base.appendingPathComponent("elsewhere"))
         let refused = try await ProviderClient.defaultTransport.send(
             HTTPRequest(
                 method: "POST", url: base.appendingPathComponent("token"),
