@@ -78,13 +78,7 @@ public final class BackendForFrontend: Sendable {
                     + "SymmetricKey(size: .bits256) kept where every instance reads it")
         }
         if let upstream = configuration.upstream {
-            guard let scheme = upstream.scheme?.lowercased(), ["http", "https"].contains(scheme), upstream.host != nil
-            else {
-                throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the upstream '\(upstream.absoluteString)' is not an absolute http(s) URL, such as "
-                        + "https://api.example.com/")
-            }
+            try RemoteAPI.checkUpstream(upstream, example: "https://api.example.com/")
         }
         let paths = configuration.remoteAPIs.map(\.path)
         if let repeated = paths.first(where: { path in paths.filter { $0 == path }.count > 1 }) {

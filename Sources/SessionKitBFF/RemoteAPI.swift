@@ -41,13 +41,7 @@ extension BackendForFrontend {
                     "the remote API path '\(path)' must be '/' and one segment of a-z, 0-9, '-' or '_', other than "
                         + "/api and /auth, such as /payments")
             }
-            guard let scheme = upstream.scheme?.lowercased(), ["http", "https"].contains(scheme), upstream.host != nil
-            else {
-                throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the upstream '\(upstream.absoluteString)' of \(path) is not an absolute http(s) URL, such as "
-                        + "https://payments.example.com/")
-            }
+            try Self.checkUpstream(upstream, of: path, example: "https://payments.example.com/")
             guard !audience.isEmpty else {
                 throw BackendForFrontendError(
                     .invalidConfiguration, "the audience of \(path) is empty; name the API's identifier")
@@ -56,6 +50,19 @@ extension BackendForFrontend {
             self.upstream = upstream
             self.audience = audience
             self.scope = scope
+        }
+
+        /// Refuses an upstream that is not an absolute `http(s)` URL, naming the route it is for and an example.
+        static func checkUpstream(_ upstream: URL, of route: String? = nil, example: String)
+            throws(BackendForFrontendError)
+        {
+            guard let scheme = upstream.scheme?.lowercased(), ["http", "https"].contains(scheme), upstream.host != nil
+            else {
+                throw BackendForFrontendError(
+                    .invalidConfiguration,
+                    "the upstream '\(upstream.absoluteString)'\(route.map { " of \($0)" } ?? "") is not an absolute "
+                        + "http(s) URL, such as \(example)")
+            }
         }
     }
 }
