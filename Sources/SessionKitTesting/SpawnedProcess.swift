@@ -72,6 +72,9 @@ public final class SpawnedProcess: Sendable {
         for (target, source) in childEnds.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, source.fileDescriptor, Int32(target))
         }
+        // Nothing else of ours goes to the child: a listening socket it inherited would keep its port taken after
+        // the test closed it (as Foundation's Process, which closes them all, never let happen).
+        Self.closeOthers(&actions)
         // Default signal handling and no blocked signals, whatever the test process ignores (SIGPIPE).
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -112,6 +115,24 @@ public final class SpawnedProcess: Sendable {
     /// Blocks until the process ends, as `Process.waitUntilExit()` does; in async code poll ``isRunning`` instead.
     public func waitUntilExit() {
         while isRunning { usleep(2_000) }
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// import: found at run time.
+    private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: AddCloseFrom.self)
+    }
+
+    /// Makes the child close every descriptor from 3 up, or, where glibc cannot, marks ours close-on-exec.
+    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom, addCloseFrom(&actions, 3) == 0 { return }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     private func reap() -> (reason: TerminationReason, status: Int32)? {

@@ -93,6 +93,13 @@ struct KernelKeyringTests {
         }
     }
 
+    /// Removes the Secret Service key that the kernel keyring caches for `service`'s store in `folder`, as its timeout
+    /// would: the keyring itself is asked again.
+    static func forgetCachedKey(service: String, folder: String) throws {
+        let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+        try KernelKeyring.shared.get().remove("sessionkit-cache:\(service).file-key:\(path)")
+    }
+
     /// Removes the folder's key from the kernel keyring, as a restart would.
     static func forget(folder: String, service: String = "kernel-tests") throws {
         let path = URL(fileURLWithPath: folder).standardizedFileURL.path

@@ -27,6 +27,11 @@ struct SecretServiceLockTests {
                 #expect(read.map { "\($0)".contains("refresh-value-42") } == false)
                 #expect(storeError { try direct.setString("new", forKey: "refresh_token") }?.code == .unavailable)
                 #expect(storeError { try direct.deleteAll() }?.code == .unavailable)
+                // Within the kernel keyring's copy of the key (60 s), a new opening is still served: the documented
+                // price of skipping D-Bus. Past it, the locked keyring decides.
+                #expect(
+                    try StoreSelection.make(service: service, folder: folder, policy: .automatic).backend == .keyring)
+                try KernelKeyringTests.forgetCachedKey(service: service, folder: folder)
                 let reopen = storeError {
                     _ = try StoreSelection.make(service: service, folder: folder, policy: .automatic)
                 }

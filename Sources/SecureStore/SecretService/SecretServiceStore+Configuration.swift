@@ -9,13 +9,13 @@ extension SecretServiceStore {
         public var timeout: Duration
         /// How long an ``EncryptedFileStore``'s key read from the keyring is also kept in the Linux kernel's
         /// keyring, so that the next process within that time reads it without a D-Bus round trip; `nil` keeps it
-        /// only in the keyring. 5 minutes by default: a key stays readable that long after the keyring is locked.
+        /// only in the keyring. One minute by default: a key stays readable that long after the keyring is locked.
         public var kernelCacheTimeout: Duration?
 
         /// Creates a configuration.
         public init(
             application: String = "sessionkit", timeout: Duration = .seconds(5),
-            kernelCacheTimeout: Duration? = .seconds(300)
+            kernelCacheTimeout: Duration? = .seconds(60)
         ) {
             self.application = application
             self.timeout = timeout
