@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 8, items 1, 3 (processes) and 5: `sessionctl token` as a whole process, side by side in one hyperfine
-# run with a hello-world built the same way (the floor), `gh auth token` (token in gh's config file) and
+# Issue 8, items 1, 3 (processes) and 5, and issue 26: `sessionctl token` and git's `get` through
+# `sessionctl git-credential` (standard input empty: a request with no attributes) as whole processes, side by
+# side in one hyperfine run with a hello-world built the same way (the floor), `gh auth token` (token in gh's config file) and
 # `python3 -m keyring get` (keyring with a file backend); peak RSS of sessionctl token and gh auth token;
 # and 32 concurrent `sessionctl token` processes on an expired session (one token request, every process
 # prints a valid token). Installs hyperfine, gh, time and keyring when they are missing.
@@ -8,6 +9,8 @@
 #     Benchmarks/cli.sh                              # RUNS=300 WARMUP=20 STORM=32 by default
 #     BUILD=default Benchmarks/cli.sh                # plain `swift build -c release` instead of static, non-PIE
 #     STORE=keyring scripts/with-keyring Benchmarks/cli.sh   # the store's key in the Secret Service keyring
+#                                                    # (cached in the kernel keyring for a minute after the first call)
+#     STORE=kernel Benchmarks/cli.sh                 # the store's key in the kernel keyring
 #     BIN=dir Benchmarks/cli.sh                      # measure the binaries in dir (sessionctl, hello,
 #                                                    # hello-foundation, sessionkit-emulator), build nothing
 set -euo pipefail
@@ -116,6 +119,7 @@ hyperfine -N --warmup "$warmup" --runs "$runs" --export-json "$work/hyperfine.js
     -n hello-world "$bin/hello" \
     -n "hello-world + Foundation" "$bin/hello-foundation /etc/hostname" \
     -n "sessionctl token" "$bin/sessionctl token" \
+    -n "sessionctl git-credential get" "$bin/sessionctl git-credential get" \
     -n "gh auth token" "gh auth token" \
     -n "python3 -m keyring get" "$venv/bin/python3 -m keyring get sessionkit-bench alice" >"$work/hyperfine.txt"
 python3 - "$work/hyperfine.json" <<'PY'
