@@ -24,13 +24,18 @@ struct SessionCtl: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command. `sessionctl token` with valid stored credentials is answered before anything
-    /// asynchronous starts: no task, no thread pool, no HTTP client (see BENCHMARKS.md); every other case,
-    /// including any error, goes through ArgumentParser's usual asynchronous path.
+    /// Runs the command. `sessionctl token` and `sessionctl git-credential get` with valid stored credentials are
+    /// answered before ArgumentParser or anything asynchronous starts: no thread pool, no HTTP client (see
+    /// BENCHMARKS.md); every other case, including any error, goes through ArgumentParser's usual path.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "token", let fast = TokenFastPath.parse(arguments.dropFirst()),
             Token.printLocalToken(fast)
+        {
+            return
+        }
+        if arguments.first == "git-credential", let fast = GitCredentialFastPath.parse(arguments.dropFirst()),
+            fast.answer()
         {
             return
         }

@@ -34,3 +34,28 @@ struct TokenArgumentsTests {
         #expect(TokenFastPath.parse(arguments[...]) == nil)
     }
 }
+
+@Suite("sessionctl git-credential get: the arguments read without ArgumentParser")
+struct GitCredentialArgumentsTests {
+    @Test("get with documented options in both forms, before or after the operation")
+    func documented() throws {
+        let defaults = try #require(GitCredentialFastPath.parse(["get"][...]))
+        #expect(defaults.username == "oauth2" && defaults.minTTL == 60 && defaults.options.isEmpty)
+        let parsed = try #require(
+            GitCredentialFastPath.parse(
+                ["--profile", "gitlab", "--min-ttl=300", "get", "--username", "me", "--store=kernel"][...]))
+        #expect(parsed.username == "me" && parsed.minTTL == 300)
+        #expect(parsed.options == ["profile": "gitlab", "store": "kernel"])
+    }
+
+    @Test(
+        "store, erase and anything else are left to ArgumentParser",
+        arguments: [
+            ["store"], ["erase"], [], ["get", "get"], ["--help", "get"], ["get", "--json"],
+            ["--min-ttl", "soon", "get"], ["get", "--output", "plain"], ["get", "--username"],
+            ["--profile", "--store", "get"], ["get", "--x", "y"],
+        ])
+    func fallsBack(_ arguments: [String]) {
+        #expect(GitCredentialFastPath.parse(arguments[...]) == nil)
+    }
+}

@@ -130,6 +130,10 @@ public struct SecretServiceStore: SecureStore {
         _ action: String,
         _ operation: @escaping @Sendable (SecretServiceClient) -> Result<T, SecretServiceFailure>
     ) throws(SecureStoreError) -> T {
+        // No bus to reach: say so without loading libsecret and GLib (most of a headless `token` call's time).
+        if let reason = SessionBus.absenceReason() {
+            throw SecureStoreError(SecretServiceFailure(kind: .notReachable, message: reason), while: action)
+        }
         let library: LibSecret
         switch LibSecret.shared {
         case .success(let loaded): library = loaded

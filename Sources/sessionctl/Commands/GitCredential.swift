@@ -41,7 +41,8 @@ struct GitCredential: AsyncParsableCommand {
     var operation: Operation
 
     func run() async throws {
-        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        // The fast path may have read git's request already (standard input can be read only once).
+        let input = GitCredentialFastPath.request()
         let request: GitCredentialRequest
         do {
             request = try GitCredentialRequest(parsing: input)
@@ -50,11 +51,7 @@ struct GitCredential: AsyncParsableCommand {
             throw ExitCode.validationFailure
         }
         guard operation != .store else { return }  // the session is the store
-        var flags = options.flags
-        if flags.profile == nil, let host = request.attributes["host"], let profile = ConfigFile.profile(forHost: host)
-        {
-            flags.profile = profile
-        }
+        let flags = Self.flags(options.flags, for: request)
         do {
             let context = try SessionContext.make(flags, warnOnFallback: false)
             let stale = StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)
@@ -84,6 +81,18 @@ struct GitCredential: AsyncParsableCommand {
                 ? "; sign in with: sessionctl login --profile \(flags.profileName)" : ""
             Terminal.err("sessionctl git-credential: \(error.message)\(advice)")
         }
+    }
+}
+
+extension GitCredential {
+    /// `flags` with, when no profile was named, the profile whose issuer is on the request's host.
+    static func flags(_ flags: SettingFlags, for request: GitCredentialRequest) -> SettingFlags {
+        var flags = flags
+        if flags.profile == nil, let host = request.attributes["host"], let profile = ConfigFile.profile(forHost: host)
+        {
+            flags.profile = profile
+        }
+        return flags
     }
 }
 

@@ -12,10 +12,11 @@ struct TokenFastPath {
     var json = false
     var output = Token.Format.plain
 
-    private static let valued: Set<String> = [
-        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store", "min-ttl",
-        "output",
+    /// The settings options every command takes (``GlobalOptions``), each with a value.
+    static let settingNames: Set<String> = [
+        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store",
     ]
+    private static let valued = settingNames.union(["min-ttl", "output"])
 
     /// The arguments after `token`, or `nil` when they need ArgumentParser.
     static func parse(_ arguments: ArraySlice<String>) -> TokenFastPath? {
@@ -53,7 +54,10 @@ struct TokenFastPath {
     }
 
     /// The settings flags as ArgumentParser would have set them.
-    var flags: SettingFlags {
+    var flags: SettingFlags { Self.flags(options) }
+
+    /// The settings flags of `options` (by option name, without the dashes) as ArgumentParser would set them.
+    static func flags(_ options: [String: String]) -> SettingFlags {
         SettingFlags(
             profile: options["profile"], issuer: options["issuer"], clientID: options["client-id"],
             clientAuth: options["client-auth"], audience: options["audience"], scope: options["scope"],

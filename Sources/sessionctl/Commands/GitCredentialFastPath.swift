@@ -1,0 +1,70 @@
+import Foundation
+import SecureStore
+import SessionKit
+import Synchronization
+
+/// `sessionctl git-credential ... get` answered without ArgumentParser when the stored token serves, as `token`'s
+/// fast path does (``TokenFastPath``): git runs the helper for every fetch and push, so its start-up is paid each
+/// time. Reads only the options `git-credential` documents; anything else, and every case that needs more than a
+/// stored valid token (renewal, a stale token, no session, any error), goes through the usual path, which gets the
+/// request git wrote from ``input`` since standard input can be read only once.
+struct GitCredentialFastPath {
+    /// The settings options given, by name without the dashes.
+    var options: [String: String] = [:]
+    var username = "oauth2"
+    var minTTL = 60
+
+    /// The request the fast path read from standard input, for the usual path to use instead of reading again.
+    private static let input = Mutex<String?>(nil)
+
+    /// What git wrote on standard input: as the fast path read it, else read now.
+    static func request() -> String {
+        input.withLock { $0 } ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// The arguments after `git-credential`, or `nil` unless they are `get` with documented options, each with a
+    /// value (`--name value` or `--name=value`).
+    static func parse(_ arguments: ArraySlice<String>) -> GitCredentialFastPath? {
+        var parsed = GitCredentialFastPath()
+        var operation: String?
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else {
+                guard operation == nil else { return nil }
+                operation = argument
+                continue
+            }
+            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
+            let inline = argument.firstIndex(of: "=").map { String(argument[argument.index(after: $0)...]) }
+            guard let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-") else { return nil }
+            switch name {
+            case "username": parsed.username = value
+            case "min-ttl":
+                guard let seconds = Int(value) else { return nil }
+                parsed.minTTL = seconds
+            case _ where TokenFastPath.settingNames.contains(name): parsed.options[name] = value
+            default: return nil
+            }
+        }
+        return operation == "get" ? parsed : nil
+    }
+
+    /// Answers git when the stored token serves for `minTTL`, and says whether it did. Reads standard input in
+    /// every case and keeps it in ``input``.
+    func answer() -> Bool {
+        let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        Self.input.withLock { $0 = text }
+        guard let request = try? GitCredentialRequest(parsing: text) else { return false }
+        let settings = GitCredential.flags(TokenFastPath.flags(options), for: request)
+        guard
+            let context = try? SessionContext.make(settings, warnOnFallback: false, readsStoredSecret: false),
+            let credentials = try? context.session.localCredentials(minTTL: TimeInterval(minTTL)),
+            let stale = try? StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)
+                .matches(credentials.accessToken.unsafeRawValue), !stale
+        else { return false }
+        let answer = request.answer(
+            token: credentials.accessToken.unsafeRawValue, username: username, expiresAt: credentials.expiresAt)
+        FileHandle.standardOutput.write(Data(answer.utf8))
+        return true
+    }
+}
