@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs sessionctl with one command: the static, non-PIE release build (it starts in 3-4 ms, BENCHMARKS.md),
+# Installs sessionctl with one command: the static, non-PIE release build (it starts in 2-3 ms, BENCHMARKS.md),
 # bash, zsh and fish completions, and man pages, under a prefix; and uninstalls them.
 #
 #     scripts/install.sh                      # into ~/.local: bin/, share/man/man1/, share/{bash-completion,zsh,fish}
