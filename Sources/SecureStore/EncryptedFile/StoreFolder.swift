@@ -35,6 +35,28 @@ enum StoreFolder {
         return readable + "." + hex + ".store"
     }
 
+    /// `folder` as `URL(fileURLWithPath:).standardizedFileURL.path` gives it, the name of a folder's key in a keyring,
+    /// without Foundation's URL machinery in the usual case (a fifth of a `sessionctl token` call's instructions): an
+    /// absolute path with no empty, `.` or `..` component and no trailing slash is already standard. Any other path
+    /// goes through `URL`.
+    static func standardizedPath(_ folder: String) -> String {
+        var isStandard = folder.utf8.first == UInt8(ascii: "/") && folder.utf8.count > 1
+        var component = 0  // bytes of the component so far
+        var dots = 0  // of which dots
+        for byte in folder.utf8.dropFirst() where isStandard {
+            if byte == UInt8(ascii: "/") {
+                isStandard = component > 0 && !(component == dots && dots <= 2)
+                component = 0
+                dots = 0
+            } else {
+                component += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        if isStandard, component > 0, !(component == dots && dots <= 2) { return folder }
+        return URL(fileURLWithPath: folder).standardizedFileURL.path
+    }
+
     /// Creates `folder` (and missing parents) with mode 0700, tightens it to 0700 if it is looser, and
     /// tightens an existing `dataFile` to 0600.
     static func prepare(_ folder: String, dataFile: String) throws(SecureStoreError) {

@@ -12,7 +12,7 @@ struct KernelKeyringKey {
 
     init(service: String, folder: String) throws(SecureStoreError) {
         keyring = try KernelKeyring.shared.get()
-        self.folder = URL(fileURLWithPath: folder).standardizedFileURL.path
+        self.folder = StoreFolder.standardizedPath(folder)
         description = "sessionkit:\(service):\(self.folder)"
         storeFile = self.folder + "/" + StoreFolder.fileName(forService: service)
     }

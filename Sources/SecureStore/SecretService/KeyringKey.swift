@@ -13,7 +13,7 @@ struct KeyringKey {
 
     init(service: String, folder: String, configuration: SecretServiceStore.Configuration) {
         store = SecretServiceStore(service: service + ".file-key", configuration: configuration)
-        account = URL(fileURLWithPath: folder).standardizedFileURL.path
+        account = StoreFolder.standardizedPath(folder)
         cacheTimeout = configuration.kernelCacheTimeout.map { UInt32(clamping: $0.components.seconds) }
     }
 
