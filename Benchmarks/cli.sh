@@ -43,8 +43,13 @@ fi
 # metadata accessors (no demangling or conformance scans at start-up): see BENCHMARKS.md.
 build=${BUILD:-static}
 case $build in
-static) flags=(-c release --static-swift-stdlib -Xlinker -no-pie
-    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors) ;;
+static)
+    flags=(-c release --static-swift-stdlib -Xlinker -no-pie)
+    accessors=-disable-concrete-type-metadata-mangled-name-accessors  # as scripts/install.sh: where the toolchain has it
+    if [[ "$(swiftc -frontend -help-hidden 2>/dev/null || true)" == *"$accessors"* ]]; then
+        flags+=(-Xswiftc -Xfrontend -Xswiftc "$accessors")
+    fi
+    ;;
 default) flags=(-c release) ;;
 *) echo "BUILD is static or default" >&2; exit 64 ;;
 esac
