@@ -38,18 +38,11 @@ if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -c 'import keyring, key
     "$venv/bin/pip" install -q keyring keyrings.alt
 fi
 
-# The release binaries: sessionctl and the hello-world floor, built the same way as scripts/install.sh builds
-# sessionctl: the Swift runtime linked statically, a non-PIE executable (no start-up relocations), and direct
-# metadata accessors (no demangling or conformance scans at start-up): see BENCHMARKS.md.
+# The release binaries: sessionctl and the hello-world floor, built as scripts/install.sh builds sessionctl
+# (scripts/release-flags.sh: static runtime, non-PIE, direct metadata accessors; see BENCHMARKS.md).
 build=${BUILD:-static}
 case $build in
-static)
-    flags=(-c release --static-swift-stdlib -Xlinker -no-pie)
-    accessors=-disable-concrete-type-metadata-mangled-name-accessors  # as scripts/install.sh: where the toolchain has it
-    if [[ "$(swiftc -frontend -help-hidden 2>/dev/null || true)" == *"$accessors"* ]]; then
-        flags+=(-Xswiftc -Xfrontend -Xswiftc "$accessors")
-    fi
-    ;;
+static) mapfile -t flags < <(scripts/release-flags.sh) ;;
 default) flags=(-c release) ;;
 *) echo "BUILD is static or default" >&2; exit 64 ;;
 esac

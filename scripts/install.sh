@@ -43,16 +43,7 @@ if [ "$action" = uninstall ]; then
 fi
 
 if [ "$configuration" = release ]; then
-    # Static Swift runtime, non-PIE (no start-up relocations), and generic types' metadata reached through direct
-    # accessors instead of mangled names: the runtime then neither demangles them nor scans every protocol
-    # conformance in the binary to check their requirements, a third of `token`'s instructions (BENCHMARKS.md).
-    flags=(-c release --static-swift-stdlib -Xlinker -no-pie)
-    # A frontend option, not a language one: used where the toolchain still has it, left out (slower start-up,
-    # same program) where it does not.
-    accessors=-disable-concrete-type-metadata-mangled-name-accessors
-    if [[ "$(swiftc -frontend -help-hidden 2>/dev/null || true)" == *"$accessors"* ]]; then
-        flags+=(-Xswiftc -Xfrontend -Xswiftc "$accessors")
-    fi
+    mapfile -t flags < <(scripts/release-flags.sh)  # static runtime, non-PIE, direct metadata accessors
 else
     flags=()
 fi

@@ -43,18 +43,17 @@ enum StoreFolder {
         var isStandard = folder.utf8.first == UInt8(ascii: "/") && folder.utf8.count > 1
         var component = 0  // bytes of the component so far
         var dots = 0  // of which dots
-        for byte in folder.utf8.dropFirst() where isStandard {
+        // Each component ends at a slash or at the end: it must be a name, not empty, `.` or `..`.
+        for byte in folder.utf8.dropFirst() + [UInt8(ascii: "/")] where isStandard {
             if byte == UInt8(ascii: "/") {
                 isStandard = component > 0 && !(component == dots && dots <= 2)
-                component = 0
-                dots = 0
+                (component, dots) = (0, 0)
             } else {
                 component += 1
                 if byte == UInt8(ascii: ".") { dots += 1 }
             }
         }
-        if isStandard, component > 0, !(component == dots && dots <= 2) { return folder }
-        return URL(fileURLWithPath: folder).standardizedFileURL.path
+        return isStandard ? folder : URL(fileURLWithPath: folder).standardizedFileURL.path
     }
 
     /// Creates `folder` (and missing parents) with mode 0700, tightens it to 0700 if it is looser, and
