@@ -59,6 +59,18 @@ extension PostgresSessionStore {
                 """,
             ]
         ),
+        // A session's first call on an instance reads it and, when it is due for renewal, leases it in the same
+        // statement: the renewal's due time and its lease live in plain columns that the statement can test.
+        Migration(
+            version: 3,
+            summary: "due time and lease beside each item",
+            statements: [
+                """
+                ALTER TABLE sessionkit_items ADD COLUMN due_at timestamptz, ADD COLUMN lease_owner text,
+                    ADD COLUMN lease_until timestamptz
+                """
+            ]
+        ),
     ]
 
     /// The advisory lock that serialises ``migrate()`` across instances (an arbitrary constant: "SKmigrat").
@@ -81,6 +93,11 @@ extension PostgresSessionStore {
     ///
     /// Version 2 stores the sealed columns uncompressed (`STORAGE EXTERNAL`: ciphertext does not compress) and
     /// keeps rows of up to a page in the table (`toast_tuple_target = 8160`).
+    ///
+    /// Version 3 adds `due_at timestamptz` (when the item's writer wants it acted on: a session's access token
+    /// expiry), `lease_owner text` and `lease_until timestamptz` (``leaseIfDue(forKey:dueBy:lease:)``), in plain
+    /// columns: they tell a reader of the table when a session's token expires and which instance renews it,
+    /// never a token. Every write sets `due_at` and ends the lease.
     ///
     /// The role needs the right to create tables in the database's search path the first time, and
     /// `SELECT, INSERT, UPDATE, DELETE` on those tables afterwards.

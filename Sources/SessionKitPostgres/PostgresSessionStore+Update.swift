@@ -75,6 +75,7 @@ extension PostgresSessionStore {
                         VALUES (\(service), \(digest), \(sealedKey), \(sealed), \(keyID))
                         ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
                             sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
+                            due_at = NULL, lease_owner = NULL, lease_until = NULL,
                             generation = sessionkit_items.generation + 1, updated_at = now()
                         RETURNING generation
                     )

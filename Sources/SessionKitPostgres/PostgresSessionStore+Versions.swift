@@ -4,22 +4,49 @@ import PostgresNIO
 public import SecureStore
 
 extension PostgresSessionStore: VersionedSecureStore {
-    /// The item under `key` and its row's generation (`0` when there is no row): one statement.
+    /// The item under `key`, its row's generation (`0` when there is no row) and lease: one statement.
     public func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem {
         let digest = try Self.digest(key)
         let rows = try await call("reading an item") { [self] connection in
             try await execute(connection, PreparedStatements.ReadItem(service: service, digest: digest))
         }
         guard let row = rows.first else { return VersionedItem(data: nil, version: 0) }
-        let (_, _, generation) = try decodeRow(row, as: (ByteBuffer, String, Int64).self)
-        return VersionedItem(data: try openValue(row, digest: digest), version: UInt64(generation))
+        return try versionedItem(row, digest: digest)
+    }
+
+    /// Reads the item and leases it when it is due by `threshold` and free, in one statement (see
+    /// ``PreparedStatements/LeaseIfDue``). The lease is not announced: the write that ends it is.
+    public func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
+        async throws(SecureStoreError) -> LeasedRead
+    {
+        let digest = try Self.digest(key)
+        let rows = try await call("reading an item") { [self] connection in
+            try await execute(
+                connection,
+                PreparedStatements.LeaseIfDue(
+                    service: service, digest: digest, threshold: threshold, owner: lease.owner, until: lease.until))
+        }
+        guard let row = rows.first else {
+            return LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased)
+        }
+        let (_, _, _, _, _, leased) = try decodeRow(row, as: (ByteBuffer, String, Int64, String?, Date?, Bool).self)
+        return LeasedRead(item: try versionedItem(row, digest: digest), outcome: leased ? .leased : .notLeased)
+    }
+
+    /// A row that starts with `sealed, key_id, generation, lease_owner, lease_until`, opened.
+    private func versionedItem(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> VersionedItem {
+        let (_, _, generation, owner, until) = try decodeRow(
+            row, as: (ByteBuffer, String, Int64, String?, Date?).self)
+        let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
+        return VersionedItem(data: try openValue(row, digest: digest), version: UInt64(generation), lease: lease)
     }
 
     /// Writes `data` (or deletes the item, for `nil`) only if its row is still at generation `version` (`0`: no
     /// row), in one statement with its NOTIFY and no lock of the store's own: a row another writer holds is
-    /// waited for, then found changed. A refused update returns the row as it is now, from the same statement,
-    /// unless the row changed while the update waited for it (the statement's snapshot predates that change).
-    public func replace(forKey key: String, ifVersion version: UInt64, with data: Data?)
+    /// waited for, then found changed. The write sets the row's `due_at` and ends its lease. A refused update
+    /// returns the row as it is now, from the same statement, unless the row changed while the update waited for
+    /// it (the statement's snapshot predates that change).
+    public func replace(forKey key: String, ifVersion version: UInt64, with data: Data?, dueAt: Date?)
         async throws(SecureStoreError) -> VersionedWrite
     {
         let digest = try Self.digest(key)
@@ -46,7 +73,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         let keyID = sealer.keys.current.id
         let write = PreparedStatements.ItemWrite(
             service: service, digest: digest, sealedKey: sealedKey, sealed: sealed, keyID: keyID,
-            announcement: announcement(digest, keyID: keyID, sealed: sealed))
+            announcement: announcement(digest, keyID: keyID, sealed: sealed), dueAt: dueAt)
         guard version != 0 else {
             let rows = try await call("replacing an item") { [self] connection in
                 try await execute(connection, PreparedStatements.InsertItem(write: write))
@@ -60,14 +87,17 @@ extension PostgresSessionStore: VersionedSecureStore {
         }
         // No row in the snapshot: deleted, or deleted and written again since; a read tells.
         guard let row = rows.first else { return .refused(current: nil) }
-        let (written, generation, _, _) = try decodeRow(row, as: (Bool, Int64, ByteBuffer?, String?).self)
+        let (written, generation, _, _, _, _) = try decodeRow(
+            row, as: (Bool, Int64, ByteBuffer?, String?, String?, Date?).self)
         if written { return .written(version: UInt64(generation)) }
         // The snapshot's row, at the version expected: it changed after the snapshot, and that is all we know.
         guard generation != expected else { return .refused(current: nil) }
-        let (_, _, sealedNow, keyIDNow) = try decodeRow(row, as: (Bool, Int64, ByteBuffer, String).self)
+        let (_, _, sealedNow, keyIDNow, owner, until) = try decodeRow(
+            row, as: (Bool, Int64, ByteBuffer, String, String?, Date?).self)
         let current = try sealer.open(
             Data(sealedNow.readableBytesView), keyID: keyIDNow, purpose: .itemValue, keyDigest: digestData,
             what: "the item in row \(Hex.string(digestData).prefix(16))… of service '\(service)'")
-        return .refused(current: VersionedItem(data: current, version: UInt64(generation)))
+        let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
+        return .refused(current: VersionedItem(data: current, version: UInt64(generation), lease: lease))
     }
 }

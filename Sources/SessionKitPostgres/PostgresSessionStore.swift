@@ -148,6 +148,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
                     SELECT \(service), \(digest), \(sealedKey), \(sealed), \(keyID) FROM lock
                     ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed,
                         sealed = EXCLUDED.sealed, key_id = EXCLUDED.key_id,
+                        due_at = NULL, lease_owner = NULL, lease_until = NULL,
                         generation = sessionkit_items.generation + 1, updated_at = now()
                     RETURNING generation)
                 SELECT pg_notify(\(Self.notificationChannel), \(announced.head) || generation::text

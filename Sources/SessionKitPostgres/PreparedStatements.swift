@@ -10,10 +10,11 @@ import PostgresNIO
 /// A pooler in transaction mode (PgBouncer before 1.21) does not keep prepared statements: connect to PostgreSQL
 /// itself, or to a pooler in session mode.
 enum PreparedStatements {
-    /// The item's sealed value, key id and generation: `versionedData(forKey:)`.
+    /// The item's sealed value, key id, generation and lease: `versionedData(forKey:)`.
     struct ReadItem: PostgresPreparedStatement {
         static let sql = """
-            SELECT sealed, key_id, generation FROM sessionkit_items WHERE service = $1 AND key_digest = $2
+            SELECT sealed, key_id, generation, lease_owner, lease_until FROM sessionkit_items
+            WHERE service = $1 AND key_digest = $2
             """
         typealias Row = PostgresRow
         let service: String
@@ -29,12 +30,12 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
-    /// A new item, unless its row exists, announced with its generation: `replace(forKey:ifVersion: 0, with:)`.
+    /// A new item, unless its row exists, announced with its generation: `replace(forKey:ifVersion: 0, with:dueAt:)`.
     struct InsertItem: PostgresPreparedStatement {
         static let sql = """
             WITH written AS (
-                INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id)
-                VALUES ($1, $2, $3, $4, $5)
+                INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id, due_at)
+                VALUES ($1, $2, $3, $4, $5, $9::timestamptz)
                 ON CONFLICT (service, key_digest) DO NOTHING
                 RETURNING generation)
             SELECT generation FROM written, LATERAL (SELECT pg_notify($6, $7 || generation::text || $8)) n
@@ -47,18 +48,18 @@ enum PreparedStatements {
     }
 
     /// The item at generation `expected` replaced and announced, or else the row as it is in the statement's
-    /// snapshot: `replace(forKey:ifVersion:with:)`.
+    /// snapshot: `replace(forKey:ifVersion:with:dueAt:)`.
     struct UpdateItem: PostgresPreparedStatement {
         static let sql = """
             WITH written AS (
-                UPDATE sessionkit_items SET key_sealed = $3, sealed = $4, key_id = $5,
-                    generation = generation + 1, updated_at = now()
-                WHERE service = $1 AND key_digest = $2 AND generation = $9
+                UPDATE sessionkit_items SET key_sealed = $3, sealed = $4, key_id = $5, due_at = $9::timestamptz,
+                    lease_owner = NULL, lease_until = NULL, generation = generation + 1, updated_at = now()
+                WHERE service = $1 AND key_digest = $2 AND generation = $10
                 RETURNING generation)
-            SELECT true, generation, NULL::bytea, NULL::text FROM written,
+            SELECT true, generation, NULL::bytea, NULL::text, NULL::text, NULL::timestamptz FROM written,
                 LATERAL (SELECT pg_notify($6, $7 || generation::text || $8)) n
             UNION ALL
-            SELECT false, generation, sealed, key_id FROM sessionkit_items
+            SELECT false, generation, sealed, key_id, lease_owner, lease_until FROM sessionkit_items
             WHERE service = $1 AND key_digest = $2 AND NOT EXISTS (SELECT 1 FROM written)
             """
         typealias Row = PostgresRow
@@ -74,8 +75,49 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
-    /// What a conditional write binds, `$1` to `$8`: the row's place, its sealed key and value, and its
-    /// announcement around the new generation.
+    /// The item read and, when it is due by `$3` and no lease is on it, leased to `$4` until `$5`, with its
+    /// generation moved on and nothing announced: `leaseIfDue(forKey:dueBy:lease:)`. A due row is updated even
+    /// when a lease is on it (its lease is left as it is): an update that waited for another writer's row lock
+    /// then reads that writer's version, where a plain read would return the one before it. The last column is
+    /// true when the lease asked for was taken.
+    struct LeaseIfDue: PostgresPreparedStatement {
+        static let sql = """
+            WITH due AS (
+                UPDATE sessionkit_items SET
+                    lease_owner = CASE WHEN lease_owner IS NULL THEN $4 ELSE lease_owner END,
+                    lease_until = CASE WHEN lease_owner IS NULL THEN $5::timestamptz ELSE lease_until END,
+                    generation = CASE WHEN lease_owner IS NULL THEN generation + 1 ELSE generation END
+                WHERE service = $1 AND key_digest = $2 AND due_at <= $3::timestamptz
+                RETURNING sealed, key_id, generation, lease_owner, lease_until)
+            SELECT sealed, key_id, generation, lease_owner, lease_until,
+                lease_owner = $4 AND lease_until = $5::timestamptz
+            FROM due
+            UNION ALL
+            SELECT sealed, key_id, generation, lease_owner, lease_until, false FROM sessionkit_items
+            WHERE service = $1 AND key_digest = $2 AND NOT EXISTS (SELECT 1 FROM due)
+            """
+        typealias Row = PostgresRow
+        let service: String
+        let digest: ByteBuffer
+        let threshold: Date
+        let owner: String
+        let until: Date
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 5)
+            bindings.append(service)
+            bindings.append(digest)
+            bindings.append(threshold)
+            bindings.append(owner)
+            bindings.append(until)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+    }
+
+    /// What a conditional write binds, `$1` to `$9`: the row's place, its sealed key and value, its
+    /// announcement around the new generation, and when it falls due.
     struct ItemWrite: Sendable {
         let service: String
         let digest: ByteBuffer
@@ -83,9 +125,10 @@ enum PreparedStatements {
         let sealed: Data
         let keyID: String
         let announcement: Announcement
+        let dueAt: Date?
 
         func bindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(service)
             bindings.append(digest)
             try bindings.append(sealedKey)
@@ -94,6 +137,7 @@ enum PreparedStatements {
             bindings.append(PostgresSessionStore.notificationChannel)
             bindings.append(announcement.head)
             bindings.append(announcement.tail)
+            if let dueAt { bindings.append(dueAt) } else { bindings.appendNull() }
             return bindings
         }
     }

@@ -108,6 +108,38 @@ struct PostgresDirectoryTests {
         }
     }
 
+    @Test("4 instances meet an expired session at once: one statement each, the commit, and one refresh")
+    func firstCallsLeaseAsTheyRead() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let creator = try await Self.instance(emulator, service: service, time: time)
+            creator.follower.cancel()
+            var instances: [Instance] = []
+            for _ in 0..<4 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
+            defer { for instance in instances { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            let id = try await creator.directory.create(credentials)
+            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+            try await emulator.controls.resetRequestCounts()
+            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.2).only(.refreshToken), into: .token)
+            let before = instances.map(\.store.statementCount)
+            let tokens = try await withThrowingTaskGroup(of: Secret.self) { group in
+                for index in 0..<20 {
+                    let directory = instances[index % 4].directory
+                    group.addTask { try await directory.credentials(for: id, minTTL: 60).accessToken }
+                }
+                return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
+            }
+            #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+            let sent = zip(instances, before).map { $0.store.statementCount - $1 }
+            #expect(sent.reduce(0, +) == 5, "statements per instance: \(sent)")
+        }
+    }
+
     @Test("a renewal on one instance reaches another with its record: a caller waiting there reads nothing")
     func renewalAnnounced() async throws {
         try await Self.withTwoInstances { emulator, time, a, b, credentials in

@@ -32,9 +32,35 @@ struct RenewalDecisionsTests {
 
     static func decisions(
         minTTL: TimeInterval = 60, scope: String? = nil, force: Bool = false, journal: Bool = false,
-        fresh: SessionRecord? = nil
+        fresh: SessionRecord? = nil, leased: Bool = false
     ) -> RenewalDecisions {
-        RenewalDecisions(minTTL: minTTL, scope: scope, force: force, ownerID: "me", keepsJournal: journal, fresh: fresh)
+        RenewalDecisions(
+            minTTL: minTTL, scope: scope, force: force, ownerID: "me", keepsJournal: journal, fresh: fresh,
+            leased: leased)
+    }
+
+    @Test("a record leased as it was read: renewed under that lease at once, with no journal read and no other lease")
+    func leasedByRead() {
+        let expired = Self.credentials(expiresIn: -5)
+        var leased = Self.decisions(
+            journal: true, fresh: Self.record(expired, generation: 4, leasedBy: "me"), leased: true)
+        #expect(leased.next(now: Self.now) == .renewUnderLease(renewing: expired, leasedGeneration: 4))
+        // A lease of this manager's that the read did not take (left by an earlier call): the usual way.
+        var left = Self.decisions(journal: true, fresh: Self.record(expired, generation: 4, leasedBy: "me"))
+        #expect(left.next(now: Self.now) == .settleJournal)
+        // The read's lease is gone by the time it is looked at (lapsed): the usual way too, journal first.
+        var lapsed = Self.record(expired, generation: 4, leasedBy: "me")
+        lapsed.renewal?.expiresAt = Self.now.addingTimeInterval(-1)
+        var late = Self.decisions(journal: true, fresh: lapsed, leased: true)
+        #expect(late.next(now: Self.now) == .settleJournal)
+        // Another's lease on the record read is never taken for this call's.
+        var theirs = Self.decisions(fresh: Self.record(expired, generation: 4, leasedBy: "them"), leased: true)
+        #expect(theirs.next(now: Self.now) == .waitForOther(afterGeneration: 4))
+        // Once only: a record read later is decided as any other.
+        var again = Self.decisions(fresh: Self.record(expired, generation: 4, leasedBy: "me"), leased: true)
+        _ = again.next(now: Self.now)
+        again.read(Self.record(expired, generation: 4, leasedBy: "me"))
+        #expect(again.next(now: Self.now) == .takeLease(renewing: expired, expecting: 4))
     }
 
     @Test("another API's token: served when valid, else renewed with the session's refresh token, valid or not")

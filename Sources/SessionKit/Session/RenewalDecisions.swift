@@ -14,6 +14,9 @@ import Foundation
 ///   grant is about to be sent, and only when the record still carries a lease: a process that sets a renewal
 ///   aside could not write the record either, so its lease is still there. A record without one was written
 ///   since, and any entry left is stale.
+/// - A record that came with a lease this call took as it read it (a first call's read of a due session) is
+///   renewed under that lease at once: no journal (the lease was taken from a record with none on it), no other
+///   lease.
 struct RenewalDecisions {
     /// One step of a renewal.
     enum Step: Equatable {
@@ -34,6 +37,9 @@ struct RenewalDecisions {
         /// any target: they hold the refresh token); report a refusal with
         /// ``leaseRefused(stored:)``.
         case takeLease(renewing: Credentials, expecting: UInt64)
+        /// Renew with the session's credentials `current` under the lease the read took on the record of
+        /// `generation`.
+        case renewUnderLease(renewing: Credentials, leasedGeneration: UInt64)
     }
 
     let minTTL: TimeInterval
@@ -46,15 +52,19 @@ struct RenewalDecisions {
     private(set) var forced: Bool
     private var waited = false
     private var journalRead: Bool
+    /// Whether the record in hand came with a lease this call took as it read it.
+    private var leasedByRead: Bool
     /// The record to decide on; `nil` until one is read.
     private var record: SessionRecord?
 
-    /// Decisions for one call. `fresh` is a record read just now, if any; `keepsJournal` says whether the
-    /// store has a journal to read before a grant.
+    /// Decisions for one call. `fresh` is a record read just now, if any, and `leased` says whether that read
+    /// took a lease on it for this call; `keepsJournal` says whether the store has a journal to read before a
+    /// grant.
     init(
         minTTL: TimeInterval, scope: String?, target: RenewalTarget = .session, force: Bool, ownerID: String,
-        keepsJournal: Bool, fresh: SessionRecord?
+        keepsJournal: Bool, fresh: SessionRecord?, leased: Bool = false
     ) {
+        self.leasedByRead = leased && fresh != nil
         self.minTTL = minTTL
         self.scope = scope
         self.target = target
@@ -68,6 +78,12 @@ struct RenewalDecisions {
     mutating func next(now: Date) -> Step {
         guard let record else { return .read }
         guard let session = record.credentials else { return .noSession }
+        if leasedByRead {
+            leasedByRead = false
+            if session.canRenew, let lease = record.renewal, lease.owner == ownerID, lease.isActive(at: now) {
+                return .renewUnderLease(renewing: session, leasedGeneration: record.generation)
+            }
+        }
         if !forced, let current = target.credentials(in: record) {
             let renewedMeanwhile =
                 waited && current.livesShorter(than: minTTL) && current.isValid(now: now)

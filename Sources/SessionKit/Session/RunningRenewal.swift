@@ -8,9 +8,13 @@ final class RunningRenewal: Sendable {
     let task: Task<Credentials, any Error>
     /// What it renews: only callers asking for the same target take its value.
     let target: RenewalTarget
+    /// Whether it started as a process's first read of the session, which renews only when the record read
+    /// does not serve the call that started it.
+    let isFirstRead: Bool
 
-    init(target: RenewalTarget, task: Task<Credentials, any Error>) {
+    init(target: RenewalTarget, isFirstRead: Bool = false, task: Task<Credentials, any Error>) {
         self.target = target
+        self.isFirstRead = isFirstRead
         self.task = task
     }
 }

@@ -26,27 +26,69 @@ extension SessionManager {
     /// Reads the record from the store, caches it, and publishes the state it implies.
     @discardableResult
     func loadRecord() async throws(SessionKitError) -> SessionRecord {
-        let data: Data?
-        var version: UInt64?
-        do {
-            if let versioned = store as? any VersionedSecureStore {
-                let item = try await versioned.versionedData(forKey: storeKey)
-                (data, version) = (item.data, item.version)
-            } else {
-                data = try await store.data(forKey: storeKey)
+        if let versioned = store as? any VersionedSecureStore {
+            let item: VersionedItem
+            do {
+                item = try await versioned.versionedData(forKey: storeKey)
+            } catch {
+                throw storeFailure(error)
             }
+            return try cacheLoaded(item)
+        }
+        let data: Data?
+        do {
+            data = try await store.data(forKey: storeKey)
         } catch {
             throw storeFailure(error)
         }
-        return try cacheLoaded(data, version: version)
+        return try cacheLoaded(data)
     }
 
-    /// Decodes a record just read (at `version`, in a versioned store), caches it, and publishes the state it
-    /// implies.
-    private nonisolated func cacheLoaded(_ data: Data?, version: UInt64? = nil) throws(SessionKitError)
+    /// What ``loadRecordLeasingIfDue(minTTL:)`` found.
+    enum LeasedLoad {
+        /// The session was due for renewal and this manager holds the lease on it now.
+        case leased(SessionRecord)
+        /// Anything else: the record as stored, with whatever lease is on it.
+        case read(SessionRecord)
+    }
+
+    /// A first call's read: with a versioned store, the record is read and, when its access token expires within
+    /// `minTTL` and no renewal is under way, leased for a renewal by this manager in the same round trip. So
+    /// several instances meeting an expired session at once send one statement each, and one of them renews it.
+    func loadRecordLeasingIfDue(minTTL: TimeInterval) async throws(SessionKitError) -> LeasedLoad {
+        guard let versioned = store as? any VersionedSecureStore else { return .read(try await loadRecord()) }
+        let now = clock.now()
+        let read: LeasedRead
+        do {
+            read = try await versioned.leaseIfDue(
+                forKey: storeKey, dueBy: now.addingTimeInterval(minTTL),
+                lease: SessionRecord.storeLease(owner: ownerID, until: now.addingTimeInterval(leaseSeconds)))
+        } catch {
+            throw storeFailure(error)
+        }
+        let record = try cacheLoaded(read.item)
+        return read.outcome == .leased ? .leased(record) : .read(record)
+    }
+
+    /// Decodes a record just read from a versioned store, with the lease kept beside it, caches it unless a newer
+    /// one was announced meanwhile, and publishes the state it implies.
+    private nonisolated func cacheLoaded(_ item: VersionedItem) throws(SessionKitError) -> SessionRecord {
+        var record = try Self.decode(item.data)
+        record.takeStoreLease(item.lease)
+        return try cacheLoaded(record, version: item.version)
+    }
+
+    /// Decodes a record just read from a store that does not version its items, caches it, and publishes the state
+    /// it implies.
+    private nonisolated func cacheLoaded(_ data: Data?) throws(SessionKitError) -> SessionRecord {
+        try cacheLoaded(try Self.decode(data), version: nil)
+    }
+
+    /// Caches a record just read (at `version`, in a versioned store), and publishes the state it implies.
+    private nonisolated func cacheLoaded(_ decoded: SessionRecord, version: UInt64?) throws(SessionKitError)
         -> SessionRecord
     {
-        var record = try Self.decode(data)
+        var record = decoded
         record.storeVersion = version
         if version != nil {
             record = cacheNewest(record)
@@ -133,7 +175,8 @@ extension SessionManager {
             let encoded = try Self.encode(next)
             let outcome: VersionedWrite
             do {
-                outcome = try await versioned.replace(forKey: storeKey, ifVersion: version, with: encoded)
+                outcome = try await versioned.replace(
+                    forKey: storeKey, ifVersion: version, with: encoded, dueAt: next.dueAt)
             } catch {
                 throw storeFailure(error)
             }
@@ -144,6 +187,7 @@ extension SessionManager {
                 return (next, true)
             case .refused(let stored?):
                 var record = try Self.decode(stored.data)
+                record.takeStoreLease(stored.lease)
                 record.storeVersion = stored.version
                 (candidate, confirmed) = (cacheNewest(record), true)
             case .refused(nil):

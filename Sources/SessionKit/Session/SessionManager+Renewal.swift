@@ -27,48 +27,73 @@ extension SessionManager {
             _ = await other.task.result
             renewal.withLock { if $0 === other { $0 = nil } }
         }
-        // A cold cache with valid stored credentials (a process's first call) needs no renewal task; when they
-        // are not valid, the renewal starts from the record just read.
-        var fresh: SessionRecord?
-        if !force, renewal.withLock({ $0 == nil }), cache.withLock({ $0 == nil }) {
-            let record = try await loadRecord()
-            if let stored = target.credentials(in: record),
-                stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
-            {
-                if target == .session { states.publish(.active(until: stored.expiresAt)) }
-                return stored
-            }
-            fresh = record
-        }
+        // A cold cache (a process's first call for the session) is read in a task that the calls arriving
+        // meanwhile join, as they join a renewal: one read for them all. A versioned store leases the session
+        // to that read in the same round trip when the session's own token is due, and the renewal goes on
+        // from there; valid stored credentials need nothing more.
         // A record held at a version the store gave it (read, written or announced) is where a renewal starts:
         // its lease and its commit are conditional writes, so a stale one costs a refusal, which brings the
         // stored record back, and never a wrong write.
-        if fresh == nil, let held = cache.withLock({ $0 }), held.storeVersion != nil { fresh = held }
         let running: RunningRenewal
+        var joined = false
         if let current = renewal.withLock({ $0 }) {
-            running = current
+            (running, joined) = (current, true)
         } else {
+            let cold = !force && cache.withLock({ $0 == nil })
+            let fresh = cache.withLock { $0?.storeVersion != nil ? $0 : nil }
             running = RunningRenewal(
-                target: target,
+                target: target, isFirstRead: cold,
                 task: Task { [fresh] in
-                    try await self.performRenewal(
-                        minTTL: minTTL, scope: scope, force: force, target: target, fresh: fresh)
+                    if cold { return try await self.firstCall(minTTL: minTTL, scope: scope, target: target) }
+                    return try await self.performRenewal(
+                        minTTL: minTTL, scope: scope, force: force, target: target, fresh: fresh, leased: false)
                 })
             renewal.withLock { $0 = running }
         }
         let result = await running.task.result
         renewal.withLock { if $0 === running { $0 = nil } }
+        let credentials: Credentials
         do {
-            return try result.get()
+            credentials = try result.get()
         } catch {
             throw ProviderClient.wrap(error)
         }
+        // A first read answers the call that started it; a call that joined it may ask for more (a longer
+        // minTTL, another scope), and goes on from the record now in memory.
+        if joined, running.isFirstRead, !force, !credentials.satisfies(minTTL: minTTL, scope: scope, now: clock.now()) {
+            return try await validCredentials(minTTL: minTTL, scope: scope, force: force, target: target)
+        }
+        return credentials
+    }
+
+    /// A process's first call for the session: reads the record (leasing it when a versioned store finds the
+    /// session's token due), and returns its credentials when they serve, or renews from it.
+    private func firstCall(minTTL: TimeInterval, scope: String?, target: RenewalTarget)
+        async throws(SessionKitError) -> Credentials
+    {
+        let record: SessionRecord
+        var leased = false
+        switch target == .session ? try await loadRecordLeasingIfDue(minTTL: minTTL) : .read(try await loadRecord()) {
+        case .leased(let read): (record, leased) = (read, true)
+        case .read(let read): record = read
+        }
+        if let stored = target.credentials(in: record), stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
+        {
+            // Leased as due, yet it serves (a minTTL the provider's tokens cannot outlive): let others in.
+            if leased { await releaseLease(record.generation) }
+            if target == .session { states.publish(.active(until: stored.expiresAt)) }
+            return stored
+        }
+        return try await performRenewal(
+            minTTL: minTTL, scope: scope, force: false, target: target, fresh: record, leased: leased)
     }
 
     /// Saves a renewal left unsaved, then reads the store (unless `fresh` was read just now and nothing was
-    /// saved), and renews unless another renewal (here or in another process) already did.
+    /// saved), and renews unless another renewal (here or in another process) already did. `leased` says that
+    /// `fresh` came with a lease taken for this call.
     private func performRenewal(
-        minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget, fresh: SessionRecord?
+        minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget, fresh: SessionRecord?,
+        leased: Bool
     ) async throws(SessionKitError) -> Credentials {
         var fresh = fresh
         do {
@@ -86,7 +111,7 @@ extension SessionManager {
         let deadline = ContinuousClock.now + policy.waitTimeout
         var decisions = RenewalDecisions(
             minTTL: minTTL, scope: scope, target: target, force: force, ownerID: ownerID,
-            keepsJournal: store.keepsJournal, fresh: fresh)
+            keepsJournal: store.keepsJournal, fresh: fresh, leased: leased)
         while true {
             switch decisions.next(now: clock.now()) {
             case .read:
@@ -118,20 +143,28 @@ extension SessionManager {
                 }
                 switch try await acquireLease(expecting: generation) {
                 case .acquired(let leased):
-                    do {
-                        let renewed = try await renew(
-                            current, scope: scope, target: target, leasedGeneration: leased)
-                        renewalObserver?(.renewed)
-                        return renewed
-                    } catch {
-                        renewalObserver?(.failed(error))
-                        throw error
-                    }
+                    return try await renewObserved(current, scope: scope, target: target, leasedGeneration: leased)
                 case .refused(let stored):
                     listening?.noteLeaseRefused()
                     decisions.leaseRefused(stored: stored)
                 }
+            case .renewUnderLease(let current, let generation):
+                return try await renewObserved(current, scope: scope, target: target, leasedGeneration: generation)
             }
+        }
+    }
+
+    /// ``renew(_:scope:target:leasedGeneration:)``, told to the renewal observer.
+    private func renewObserved(
+        _ current: Credentials, scope: String?, target: RenewalTarget, leasedGeneration: UInt64
+    ) async throws(SessionKitError) -> Credentials {
+        do {
+            let renewed = try await renew(current, scope: scope, target: target, leasedGeneration: leasedGeneration)
+            renewalObserver?(.renewed)
+            return renewed
+        } catch {
+            renewalObserver?(.failed(error))
+            throw error
         }
     }
 
