@@ -123,6 +123,7 @@ let package = Package(
                 "SessionKit",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -244,6 +245,7 @@ let package = Package(
             dependencies: [
                 "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Counts the store's calls by operation for the summary.
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import NIOCore
+import NIOPosix
 import SecureStore
 import SessionKit
 import SessionKitPostgres
@@ -25,11 +27,20 @@ import SessionKitServer
 /// `LOAD_PASSWORD`, `LOAD_EXPIRED=1` (store the tokens as already expired, for a renewal storm). `LOAD_FLOOR=1`
 /// with `LOAD_SHARD=I/N` renews this instance's share of the sessions straight at the provider instead (the
 /// storm's provider floor); `LOAD_HOLD_FILE` adds a round after the others, once that file exists (the benchmark
-/// freezes PostgreSQL first). Before its first call an instance waits until it follows the store's changes, as
+/// freezes PostgreSQL first). `LOAD_NIO_EXECUTOR=1` runs Swift's tasks on NIO's event loops. Before its first call an instance waits until it follows the store's changes, as
 /// a server takes traffic only then.
 @main
 struct DirectoryLoad {
     static func main() async {
+        // `LOAD_NIO_EXECUTOR=1`: Swift's tasks run on NIO's event loops, where PostgresNIO and AsyncHTTPClient do
+        // their I/O, instead of hopping to the cooperative pool and back at every await (Vapor's template offers the
+        // same). Nothing on SessionKit's server path blocks a thread, which this needs. Before any other task.
+        if ProcessInfo.processInfo.environment["LOAD_NIO_EXECUTOR"] == "1",
+            !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        {
+            FileHandle.standardError.write(Data("sessionkit-directory-load: NIO could not become the executor\n".utf8))
+            exit(1)
+        }
         do {
             let settings = try LoadSettings(ProcessInfo.processInfo.environment)
             // The store's connection pool runs beside the work, and stops with it.
