@@ -82,6 +82,31 @@ struct PostgresDirectoryTests {
         }
     }
 
+    /// Signs a user in, creates the session on `creator`, and moves `time` past the access token's expiry; from
+    /// then on the emulator counts refresh grants from zero and answers each after `latency` seconds.
+    static func expiredSession(
+        _ emulator: AuthEmulator, on creator: Instance, time: TestClock, latency: TimeInterval
+    ) async throws -> (id: SessionID, credentials: Credentials) {
+        let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
+            .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+        let id = try await creator.directory.create(credentials)
+        time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+        try await emulator.controls.resetRequestCounts()
+        try await emulator.controls.inject(AuthEmulator.Fault.latency(latency).only(.refreshToken), into: .token)
+        return (id, credentials)
+    }
+
+    /// `callers` calls at once for the session's token, taken in turn from `instances`: the distinct tokens given.
+    static func askAtOnce(_ instances: [Instance], for id: SessionID, callers: Int) async throws -> Set<Secret> {
+        try await withThrowingTaskGroup(of: Secret.self) { group in
+            for index in 0..<callers {
+                let directory = instances[index % instances.count].directory
+                group.addTask { try await directory.credentials(for: id, minTTL: 60).accessToken }
+            }
+            return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
+        }
+    }
+
     @Test("an expired session asked for on 3 instances by 30 callers is renewed once, and all get the token")
     func renewedOnce() async throws {
         try await LiveEmulator.with { emulator in
@@ -90,19 +115,8 @@ struct PostgresDirectoryTests {
             var instances: [Instance] = []
             for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
-            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
-                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
-            let id = try await instances[0].directory.create(credentials)
-            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
-            try await emulator.controls.resetRequestCounts()
-            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.3).only(.refreshToken), into: .token)
-            let tokens = try await withThrowingTaskGroup(of: Secret.self) { group in
-                for index in 0..<30 {
-                    let directory = instances[index % 3].directory
-                    group.addTask { try await directory.credentials(for: id, minTTL: 60).accessToken }
-                }
-                return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
-            }
+            let (id, credentials) = try await Self.expiredSession(emulator, on: instances[0], time: time, latency: 0.3)
+            let tokens = try await Self.askAtOnce(instances, for: id, callers: 30)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
         }
@@ -119,20 +133,9 @@ struct PostgresDirectoryTests {
             for _ in 0..<4 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
             try await Task.sleep(for: .milliseconds(300))  // the followers are listening
-            let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
-                .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
-            let id = try await creator.directory.create(credentials)
-            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
-            try await emulator.controls.resetRequestCounts()
-            try await emulator.controls.inject(AuthEmulator.Fault.latency(0.2).only(.refreshToken), into: .token)
+            let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
             let before = instances.map(\.store.statementCount)
-            let tokens = try await withThrowingTaskGroup(of: Secret.self) { group in
-                for index in 0..<20 {
-                    let directory = instances[index % 4].directory
-                    group.addTask { try await directory.credentials(for: id, minTTL: 60).accessToken }
-                }
-                return try await group.reduce(into: Set<Secret>()) { $0.insert($1) }
-            }
+            let tokens = try await Self.askAtOnce(instances, for: id, callers: 20)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
             let sent = zip(instances, before).map { $0.store.statementCount - $1 }
