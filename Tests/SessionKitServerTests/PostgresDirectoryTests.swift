@@ -143,6 +143,22 @@ struct PostgresDirectoryTests {
         }
     }
 
+    @Test("a first call whose minTTL no token outlives leases the session as due, then gives the lease back unused")
+    func leaseGivenBack() async throws {
+        try await Self.withTwoInstances { emulator, _, a, b, credentials in
+            let id = try await a.directory.create(credentials)
+            let lifetime = try #require(credentials.expiresAt).timeIntervalSince(credentials.receivedAt)
+            try await emulator.controls.resetRequestCounts()
+            let before = b.store.statementCount
+            // As fresh as the provider gives: it serves a minTTL longer than its lifetime (see `satisfies`).
+            #expect(try await b.directory.credentials(for: id, minTTL: lifetime + 60) == credentials)
+            #expect(b.store.statementCount - before == 2, "the read that leased it, and the write that ended the lease")
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0)
+            let stored = try await b.store.versionedData(forKey: b.directory.manager(for: id).storeKey)
+            #expect(stored.lease == nil, "no lease left to hold other instances back")
+        }
+    }
+
     @Test("a renewal on one instance reaches another with its record: a caller waiting there reads nothing")
     func renewalAnnounced() async throws {
         try await Self.withTwoInstances { emulator, time, a, b, credentials in
