@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import PostgresNIO
 import SecureStore
 import SessionKit
 import SessionKitTesting
@@ -140,6 +141,35 @@ struct PostgresDirectoryTests {
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
             let sent = zip(instances, before).map { $0.store.statementCount - $1 }
             #expect(sent.reduce(0, +) == 5, "statements per instance: \(sent)")
+        }
+    }
+
+    @Test("a session written before migration 3 (no due time) is renewed once the old way, then leased the new way")
+    func writtenBeforeMigration3() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let creator = try await Self.instance(emulator, service: service, time: time)
+            creator.follower.cancel()
+            var instances: [Instance] = []
+            for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
+            defer { for instance in instances { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
+            // As every row an earlier SessionKit wrote: no due time.
+            _ = try await creator.store.raw("UPDATE sessionkit_items SET due_at = NULL WHERE service = \(service)")
+            let tokens = try await Self.askAtOnce(instances, for: id, callers: 15)
+            #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+            // The renewal wrote the due time: the next expiry is met by a first call's lease.
+            let fresh = try await Self.instance(emulator, service: service, time: time)
+            fresh.follower.cancel()
+            let renewed = try await instances[0].directory.credentials(for: id)
+            time.advance(by: (renewed.expiresAt ?? Date()).timeIntervalSince(time.clock.now()) + 1)
+            let before = fresh.store.statementCount
+            #expect(try await fresh.directory.credentials(for: id, minTTL: 60) != renewed)
+            #expect(fresh.store.statementCount - before == 2, "the read that leased it, and the commit")
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 2)
         }
     }
 
