@@ -83,6 +83,24 @@ struct PostgresDirectoryTests {
         }
     }
 
+    /// Runs `body` with the emulator, a test clock, an instance that creates sessions (and does not follow
+    /// changes), and `count` more instances of its service that follow them (and are listening).
+    static func withFleet(
+        _ count: Int, _ body: (AuthEmulator, TestClock, Instance, [Instance]) async throws -> Void
+    ) async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.directory.\(UUID().uuidString)"
+            let time = TestClock()
+            let creator = try await Self.instance(emulator, service: service, time: time)
+            creator.follower.cancel()
+            var instances: [Instance] = []
+            for _ in 0..<count { instances.append(try await Self.instance(emulator, service: service, time: time)) }
+            defer { for instance in instances { instance.follower.cancel() } }
+            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            try await body(emulator, time, creator, instances)
+        }
+    }
+
     /// Signs a user in, creates the session on `creator`, and moves `time` past the access token's expiry; from
     /// then on the emulator counts refresh grants from zero and answers each after `latency` seconds.
     static func expiredSession(
@@ -125,15 +143,7 @@ struct PostgresDirectoryTests {
 
     @Test("4 instances meet an expired session at once: one statement each, the commit, and one refresh")
     func firstCallsLeaseAsTheyRead() async throws {
-        try await LiveEmulator.with { emulator in
-            let service = "tests.directory.\(UUID().uuidString)"
-            let time = TestClock()
-            let creator = try await Self.instance(emulator, service: service, time: time)
-            creator.follower.cancel()
-            var instances: [Instance] = []
-            for _ in 0..<4 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
-            defer { for instance in instances { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+        try await Self.withFleet(4) { emulator, time, creator, instances in
             let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
             let before = instances.map(\.store.statementCount)
             let tokens = try await Self.askAtOnce(instances, for: id, callers: 20)
@@ -146,17 +156,10 @@ struct PostgresDirectoryTests {
 
     @Test("a session written before migration 3 (no due time) is renewed once the old way, then leased the new way")
     func writtenBeforeMigration3() async throws {
-        try await LiveEmulator.with { emulator in
-            let service = "tests.directory.\(UUID().uuidString)"
-            let time = TestClock()
-            let creator = try await Self.instance(emulator, service: service, time: time)
-            creator.follower.cancel()
-            var instances: [Instance] = []
-            for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
-            defer { for instance in instances { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+        try await Self.withFleet(3) { emulator, time, creator, instances in
             let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
             // As every row an earlier SessionKit wrote: no due time.
+            let service = creator.store.service
             _ = try await creator.store.raw("UPDATE sessionkit_items SET due_at = NULL WHERE service = \(service)")
             let tokens = try await Self.askAtOnce(instances, for: id, callers: 15)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
