@@ -87,17 +87,11 @@ extension PostgresSessionStore: VersionedSecureStore {
         }
         // No row in the snapshot: deleted, or deleted and written again since; a read tells.
         guard let row = rows.first else { return .refused(current: nil) }
-        let (written, generation, _, _, _, _) = try decodeRow(
-            row, as: (Bool, Int64, ByteBuffer?, String?, String?, Date?).self)
+        let (_, _, generation, _, _, written) = try decodeRow(
+            row, as: (ByteBuffer?, String?, Int64, String?, Date?, Bool).self)
         if written { return .written(version: UInt64(generation)) }
         // The snapshot's row, at the version expected: it changed after the snapshot, and that is all we know.
         guard generation != expected else { return .refused(current: nil) }
-        let (_, _, sealedNow, keyIDNow, owner, until) = try decodeRow(
-            row, as: (Bool, Int64, ByteBuffer, String, String?, Date?).self)
-        let current = try sealer.open(
-            Data(sealedNow.readableBytesView), keyID: keyIDNow, purpose: .itemValue, keyDigest: digestData,
-            what: "the item in row \(Hex.string(digestData).prefix(16))… of service '\(service)'")
-        let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
-        return .refused(current: VersionedItem(data: current, version: UInt64(generation), lease: lease))
+        return .refused(current: try versionedItem(row, digest: digest))
     }
 }

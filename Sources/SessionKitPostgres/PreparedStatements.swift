@@ -48,7 +48,7 @@ enum PreparedStatements {
     }
 
     /// The item at generation `expected` replaced and announced, or else the row as it is in the statement's
-    /// snapshot: `replace(forKey:ifVersion:with:dueAt:)`.
+    /// snapshot, in the columns of ``LeaseIfDue`` (the last one: written): `replace(forKey:ifVersion:with:dueAt:)`.
     struct UpdateItem: PostgresPreparedStatement {
         static let sql = """
             WITH written AS (
@@ -56,10 +56,10 @@ enum PreparedStatements {
                     lease_owner = NULL, lease_until = NULL, generation = generation + 1, updated_at = now()
                 WHERE service = $1 AND key_digest = $2 AND generation = $10
                 RETURNING generation)
-            SELECT true, generation, NULL::bytea, NULL::text, NULL::text, NULL::timestamptz FROM written,
+            SELECT NULL::bytea, NULL::text, generation, NULL::text, NULL::timestamptz, true FROM written,
                 LATERAL (SELECT pg_notify($6, $7 || generation::text || $8)) n
             UNION ALL
-            SELECT false, generation, sealed, key_id, lease_owner, lease_until FROM sessionkit_items
+            SELECT sealed, key_id, generation, lease_owner, lease_until, false FROM sessionkit_items
             WHERE service = $1 AND key_digest = $2 AND NOT EXISTS (SELECT 1 FROM written)
             """
         typealias Row = PostgresRow

@@ -31,12 +31,9 @@ extension SessionRecord {
     mutating func takeStoreLease(_ lease: ItemLease?) {
         guard let lease else { return }
         let lines = lease.owner.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-        if lines.count == 3, let pid = Int32(lines[1]) {
-            renewal = RenewalLease(
-                owner: String(lines[0]), pid: pid, host: String(lines[2]), startedAt: lease.until,
-                expiresAt: lease.until)
-        } else {
-            renewal = RenewalLease(owner: lease.owner, pid: 0, host: "", startedAt: lease.until, expiresAt: lease.until)
-        }
+        let pid = lines.count == 3 ? Int32(lines[1]) : nil
+        renewal = RenewalLease(
+            owner: pid == nil ? lease.owner : String(lines[0]), pid: pid ?? 0, host: pid == nil ? "" : String(lines[2]),
+            startedAt: lease.until, expiresAt: lease.until)
     }
 }
