@@ -11,6 +11,22 @@ fail() { echo "install-check: FAIL: $*" >&2; exit 1; }
 scripts/install.sh --debug --prefix "$prefix" >"$prefix.log" 2>&1 || { cat "$prefix.log" >&2; fail "install failed"; }
 rm -f "$prefix.log"
 [ "$(stat -c %a "$prefix/bin/sessionctl")" = 755 ] || fail "the binary is not 0755"
+
+# sessionctl uses FoundationEssentials only: no object it links refers to Foundation itself (its Objective-C layer,
+# CoreFoundation and ICU, which a static sessionctl would otherwise carry and start; BENCHMARKS.md, issue 26). The
+# same pattern must find Foundation in the emulator's objects, so that it cannot go stale. A module's name appears
+# in a mangled symbol as its length and name: "10Foundation", never "20FoundationEssentials".
+foundation_pattern='(^|[^0-9])10Foundation'
+bin_path=$(swift build --show-bin-path)
+refers_to_foundation() { nm -u "$1" 2>/dev/null | grep -qE "$foundation_pattern"; }
+while IFS= read -r object; do
+    if refers_to_foundation "$object"; then
+        fail "sessionctl links Foundation through $object: $(nm -u "$object" | grep -E "$foundation_pattern" | head -3 | tr '\n' ' ')"
+    fi
+done <"$bin_path/sessionctl.product/Objects.LinkFileList"
+control=0
+for object in "$bin_path"/AuthEmulator.build/*.o; do refers_to_foundation "$object" && control=1; done
+[ "$control" = 1 ] || fail "the Foundation pattern finds nothing in AuthEmulator's objects: fix the pattern"
 "$prefix/bin/sessionctl" --version >/dev/null || fail "the installed binary does not run"
 grep -q "complete .*-F _sessionctl sessionctl" "$prefix/share/bash-completion/completions/sessionctl" || fail "bash completion"
 head -1 "$prefix/share/zsh/site-functions/_sessionctl" | grep -q "#compdef sessionctl" || fail "zsh completion"
@@ -29,4 +45,4 @@ scripts/install.sh --uninstall --prefix "$prefix" >/dev/null || fail "uninstall 
 left=$(find "$prefix" -type f | sort)
 [ "$left" = "$prefix/bin/someone-elses-tool" ] || fail "uninstall left or removed the wrong files: $left"
 if scripts/install.sh --uninstall --prefix "$prefix" >/dev/null 2>&1; then fail "a second uninstall succeeded"; fi
-echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages) and uninstalls them"
+echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages) and uninstalls them; sessionctl links no Foundation beyond FoundationEssentials"

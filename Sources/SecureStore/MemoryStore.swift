@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A ``SecureStore`` that keeps items in memory, for tests and previews. Nothing is encrypted or persisted.
 ///

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A store that can set a value aside when its ordinary write path is blocked, so that the value outlives
 /// the process that could not write it.

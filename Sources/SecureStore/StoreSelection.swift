@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The default store on Linux, chosen visibly: an ``EncryptedFileStore`` whose key the keyring holds
 /// when one is reachable and unlocked, else one whose key is in a file beside the data, with the reason.

@@ -1,7 +1,12 @@
-import Foundation
 import NIOCore
 import NIOHTTP1
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Answers one request per connection: the start link with a redirect, the callback with a page (held
 /// until the sign-in's outcome is known when its `state` matches), anything else with 404.

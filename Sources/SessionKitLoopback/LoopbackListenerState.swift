@@ -1,6 +1,11 @@
-import Foundation
 import SessionKit
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What one listener knows and decides, shared by its connections and its waiter: the request in progress,
 /// whether its start link was used, and the hand-over of the one redirect whose `state` matches.

@@ -1,7 +1,12 @@
-public import Foundation
 import NIOCore
 import NIOHTTP1
 public import SessionKit
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The browser's redirect back from the provider, whose `state` matched the request's. The browser's
 /// request is held open until you say how the sign-in ended (with ``complete(signedInAs:)`` or

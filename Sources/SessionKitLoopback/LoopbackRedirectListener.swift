@@ -1,9 +1,14 @@
-public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import SecureStore
 public import SessionKit
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Receives the authorization response of a browser sign-in on the loopback interface (RFC 8252 §7.3).
 ///

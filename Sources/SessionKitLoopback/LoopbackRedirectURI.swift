@@ -1,5 +1,10 @@
-public import Foundation
 public import SessionKit
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A loopback redirect URI (RFC 8252 §7.3) that a ``LoopbackRedirectListener`` can serve: `http`, host
 /// `127.0.0.1`, `[::1]` or `localhost`, any path, any port or none (port 80).

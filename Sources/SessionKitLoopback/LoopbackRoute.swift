@@ -1,8 +1,13 @@
-import Foundation
 import NIOCore
 import NIOHTTP1
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decides the answer to one request: the start link, the callback path, or neither.
 struct LoopbackRoute: Sendable {

@@ -72,7 +72,7 @@ struct ClientSecretCLITests {
         }
     }
 
-    @Test("a secret file that others can read is refused, and the secret is not shown")
+    @Test("a secret file that others can read is refused, and the secret is not shown; a missing one is named")
     func readableFileRefused() async throws {
         try await LiveEmulator.with(Self.basicOnly) { emulator in
             let cli = try Self.cli(for: emulator)
@@ -83,6 +83,13 @@ struct ClientSecretCLITests {
                 #expect(result.status == 4, "\(result.output)")
                 #expect(result.stderr.contains("chmod 600") && !result.output.contains(Self.secret))
             }
+            let missing = cli.home.appendingPathComponent("no-such-secret").path
+            let result = try await cli.run(["refresh", "--client-secret-file", missing])
+            #expect(result.status == 4, "\(result.output)")
+            // The system's own words, not a Foundation error's dump.
+            #expect(
+                result.stderr.contains("cannot read the client secret file \(missing) (No such file or directory)"),
+                "\(result.stderr)")
         }
     }
 

@@ -136,6 +136,18 @@ struct CommandTests {
             let broken = try await cli.run(["status"])
             #expect(broken.status == 4)
             #expect(broken.stderr.contains("config file"))
+
+            // A config folder that cannot be made: the message names the file and the system's reason.
+            try FileManager.default.removeItem(at: cli.home.appendingPathComponent("config"))
+            try Data().write(to: cli.home.appendingPathComponent("config"))
+            let unwritable = try await cli.run([
+                "configure", "--issuer", emulator.issuer.absoluteString, "--client-id", AuthEmulator.Client.nativeID,
+            ])
+            #expect(unwritable.status == 4)
+            #expect(
+                unwritable.stderr.contains("cannot write the config file")
+                    && unwritable.stderr.contains("(Not a directory)"),
+                "\(unwritable.stderr)")
         }
     }
 

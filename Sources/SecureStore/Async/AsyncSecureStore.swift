@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A secure key-value store whose operations are `async`: what servers use, so that no thread waits while a
 /// database answers.

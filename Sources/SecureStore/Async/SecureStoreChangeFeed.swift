@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A store that announces changes to its items, made by any process that shares it (PostgreSQL's
 /// `LISTEN`/`NOTIFY`, for example), so that caches of its items can be dropped everywhere at once.

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A synchronous ``SecureStore`` (file, keyring, Keychain, memory) seen as an ``AsyncSecureStore``.
 ///

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An item as stored, with the version the store gave it: what a conditional write expects.
 public struct VersionedItem: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension EncryptedFileStore {
     /// The largest value a store file can hold (its length is stored as a 32-bit integer).

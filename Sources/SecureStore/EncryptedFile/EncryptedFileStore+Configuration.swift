@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension EncryptedFileStore {
     /// Where an ``EncryptedFileStore`` keeps its files, where its key comes from, and how long it waits

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension EncryptedFileStore {
     /// The on-disk format of a store file: a short header, then an AES-GCM sealed box.

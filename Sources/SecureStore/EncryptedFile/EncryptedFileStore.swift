@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A ``SecureStore`` that keeps each service's items in one AES-256-GCM encrypted file, on any platform.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The plaintext inside an encrypted store file: the items of one service, as length-prefixed records.
 ///

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The keys an ``EncryptedFileStore`` derives from the caller's 256-bit key with HKDF-SHA256.
 ///

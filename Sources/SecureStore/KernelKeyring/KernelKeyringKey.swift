@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An ``EncryptedFileStore``'s key in the kernel keyring (``EncryptedFileStore/KeySource/kernelKeyring``): one
 /// `user` key per store folder and service, 32 random bytes, never on disk.

@@ -1,4 +1,8 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// The keychain calls ``KeychainStore`` makes, in Swift types: the seam between its logic (query building,
 /// the accessibility and access group it writes, the mapping of statuses to errors, atomic updates) and the

@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A ``SecureStore`` over the Apple keychain: one generic-password item per key
 /// (`kSecClassGenericPassword`, `kSecAttrService` = ``service``, `kSecAttrAccount` = the key).

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The 256-bit key of an ``EncryptedFileStore`` kept in the Secret Service (see
 /// ``EncryptedFileStore/KeySource/secretService(_:)``).

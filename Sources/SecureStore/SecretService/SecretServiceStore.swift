@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A ``SecureStore`` over the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet's bridge),
 /// through libsecret loaded at run time.

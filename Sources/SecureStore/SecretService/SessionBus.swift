@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Whether this process could reach a D-Bus session bus at all, decided the way GLib decides where the bus is
 /// (`g_dbus_address_get_for_bus_sync`): `DBUS_SESSION_BUS_ADDRESS`; else the socket `bus` in the user's runtime

@@ -1,6 +1,11 @@
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Runs a blocking libsecret call on a thread of its own and stops waiting for it after a timeout.
 ///
@@ -28,14 +33,19 @@ enum TimeBoundCall {
         let cancellable = Cancellable(pointer: library.cancellableNew())
         _ = library.objectRef(cancellable.pointer)  // the worker's reference
         let outcome = Outcome<T>()
-        let thread = Thread {
+        let started = DetachedThread.start {
             let result = work(library, cancellable)
             library.objectUnref(cancellable.pointer)
             outcome.value.withLock { $0 = result }
             outcome.done.signal()
         }
-        thread.name = "SessionKit.SecretService"
-        thread.start()
+        guard started else {
+            library.objectUnref(cancellable.pointer)  // the worker's reference: no worker took it
+            library.objectUnref(cancellable.pointer)
+            return .failure(
+                SecretServiceFailure(kind: .other, message: "no thread could be started for the call (out of threads)")
+            )
+        }
         defer { library.objectUnref(cancellable.pointer) }
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)

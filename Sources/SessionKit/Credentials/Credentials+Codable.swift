@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Credentials: Codable {
     /// The version of the encoded form that this SessionKit writes. Decoding refuses newer versions.

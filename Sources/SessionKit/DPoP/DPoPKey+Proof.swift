@@ -1,5 +1,10 @@
 import Crypto
-public import Foundation
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension DPoPKey {
     /// A DPoP proof for one request: a JWT signed with this key, naming the method and the URL (without query and
@@ -47,7 +52,7 @@ extension DPoPKey {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20: out += "\\u" + scalar.value.hexDigits(count: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }

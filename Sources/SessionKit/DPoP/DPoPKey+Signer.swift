@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension DPoPKey {
     /// Where the private key is and how it signs: a software key, or (on Apple devices that have one) a key in the

@@ -1,5 +1,10 @@
-import Foundation
 public import SecureStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension DPoPKey {
     /// The item a session's DPoP key is kept under, unless another is named.

@@ -1,5 +1,10 @@
 import Crypto
-public import Foundation
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The key that DPoP-bound tokens (RFC 9449) are bound to: a P-256 key that never leaves the device (or the
 /// server), whose proofs show that a request comes from the holder of the tokens.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a provider or a resource server asks for before it serves the user again: a stronger or a fresher
 /// authentication (step-up). Carried by ``SessionKitError/stepUp`` when the code is
@@ -71,7 +75,7 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
         while true {
             rest = rest.drop { $0 == " " || $0 == "," }
             guard let equals = rest.firstIndex(of: "=") else { break }
-            let name = rest[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = rest[..<equals].trimmingSpacesAndTabs().lowercased()
             guard !name.isEmpty, !name.contains(" ") else { break }  // the next challenge's scheme
             rest = rest[rest.index(after: equals)...].drop { $0 == " " }
             var value = ""
@@ -93,7 +97,7 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
                 }
             } else {
                 let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                value = rest[..<end].trimmingCharacters(in: .whitespaces)
+                value = rest[..<end].trimmingSpacesAndTabs()
                 rest = rest[end...]
             }
             if parameters[name] == nil { parameters[name] = value }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// HTTP dates (RFC 9110 §5.6.7, IMF-fixdate), as in the `Date` header.
 enum HTTPDate {

@@ -1,4 +1,8 @@
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Base64url (RFC 4648 §5) without padding, as JWTs use it.
 package enum Base64URL {

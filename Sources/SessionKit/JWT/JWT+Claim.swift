@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension JWT {
     /// One claim of a JWT, with typed accessors that return `nil` when the claim is absent or has

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Reads and edits the signed-in user through Auth0's Management API (`/api/v2/users/{id}`): the
 /// seeds' "update the user profile" and "retrieve user metadata" steps.
@@ -59,8 +63,8 @@ public struct ManagementClient: Sendable {
     private func send(method: String, id: String, query: [URLQueryItem], body: Data?) async throws(SessionKitError)
         -> JSONValue
     {
+        let escaped = id.percentEncoded(keeping: "-_.")
         guard !id.isEmpty,
-            let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])),
             var components = URLComponents(url: baseURL.appendingPathComponent("users"), resolvingAgainstBaseURL: false)
         else {
             throw SessionKitError(code: .invalidInput, message: "the user id is empty or cannot be put in a URL")

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The user's profile: the OpenID Connect standard claims from userinfo or the ID token, plus every
 /// other claim the provider sent.

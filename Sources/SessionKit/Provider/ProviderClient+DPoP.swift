@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ProviderClient {
     /// A DPoP proof for a request to `url` that carries `credentials`' access token (`ath` bound to it), with the
@@ -56,7 +61,7 @@ extension ProviderClient {
         case 400: return (try? JSONValue(parsing: response.body))?["error"]?.stringValue == "use_dpop_nonce"
         case 401:
             let challenge = response.header("WWW-Authenticate") ?? ""
-            return challenge.range(of: "DPoP", options: .caseInsensitive) != nil
+            return challenge.containsIgnoringASCIICase("DPoP")
                 && challenge.contains("use_dpop_nonce")
         default: return false
         }
@@ -109,5 +114,5 @@ extension ProviderClient {
 extension Credentials {
     /// Whether the access token is bound to a DPoP key (`token_type` DPoP): it is sent as `Authorization: DPoP`
     /// with a proof, never as a bearer token.
-    public var isDPoPBound: Bool { tokenType.caseInsensitiveCompare("DPoP") == .orderedSame }
+    public var isDPoPBound: Bool { tokenType.equalsIgnoringASCIICase("DPoP") }
 }

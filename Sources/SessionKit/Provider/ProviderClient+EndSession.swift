@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ProviderClient {
     /// The URL that ends the user's sign-on session at the provider (OpenID Connect RP-Initiated Logout 1.0),

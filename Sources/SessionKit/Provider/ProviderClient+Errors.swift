@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ProviderClient {
     /// The error for a non-success answer: the provider's OAuth error when it sent one, otherwise the

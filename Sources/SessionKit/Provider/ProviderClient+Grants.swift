@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ProviderClient {
     /// Signs in with a username and password (the resource-owner password grant), or, with `realm`,
@@ -122,7 +126,7 @@ extension ProviderClient {
         -> UserProfile
     {
         let url = try await metadata().endpoint(\.userInfoEndpoint, named: "userinfo", override: "userInfo")
-        let bound = tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
+        let bound = tokenType.equalsIgnoringASCIICase("DPoP")
         if bound && configuration.dpop == nil { throw Self.missingDPoPKey }
         let request = HTTPRequest(
             method: "GET",

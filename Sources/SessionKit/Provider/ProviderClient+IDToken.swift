@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ProviderClient {
     /// Validates an ID token from this provider and returns its claims: signature (with the provider's

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ProviderClient {
     /// What a token request's answer must satisfy beyond the protocol's rules.

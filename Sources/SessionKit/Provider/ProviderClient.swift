@@ -1,6 +1,11 @@
-import Foundation
 public import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Talks to one OAuth 2.0 / OpenID Connect provider for one client: discovery, every grant SessionKit
 /// supports, ID-token validation, revocation and userinfo.

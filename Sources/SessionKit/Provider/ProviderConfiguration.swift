@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Where and how to talk to one OAuth 2.0 / OpenID Connect provider for one client.
 ///

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The parts of a provider's OpenID Connect discovery document (or RFC 8414 metadata) that SessionKit
 /// uses, merged with the configured ``EndpointOverrides``.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A successful token-endpoint answer, checked member by member before anything is built from it.
 struct TokenResponse: Sendable {
@@ -37,8 +41,8 @@ struct TokenResponse: Sendable {
         guard let type = object["token_type"]?.stringValue else {
             throw Self.invalid(.tokenType, "the token response has no token_type")
         }
-        let bearer = type.caseInsensitiveCompare("Bearer") == .orderedSame
-        guard bearer || (dpop && type.caseInsensitiveCompare("DPoP") == .orderedSame) else {
+        let bearer = type.equalsIgnoringASCIICase("Bearer")
+        guard bearer || (dpop && type.equalsIgnoringASCIICase("DPoP")) else {
             throw Self.invalid(
                 .tokenType,
                 "the token response's token_type is '\(type)'; SessionKit accepts Bearer"

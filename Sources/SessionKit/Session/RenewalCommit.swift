@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What becomes of renewed credentials once the provider has answered, decided as a value: the record to write,
 /// the refresh token to revoke when the renewal is not written, and whether a failed write is tried again or the

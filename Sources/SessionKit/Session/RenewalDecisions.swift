@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a renewal does next, decided from what it has seen, as a value: the slow path of
 /// `SessionManager.credentials(minTTL:scope:)` asks ``next(now:)`` for a step, carries it out (a store read,

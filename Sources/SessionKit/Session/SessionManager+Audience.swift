@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension SessionManager {
     /// An access token for another API, from the session's one sign-in: renewed with the session's refresh token

@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import SecureStore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SessionManager {
     /// Renewed credentials that could not be saved yet: the provider has answered, so the refresh token in

@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import SecureStore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SessionManager {
     /// Deletes this account's session when it cannot be read (the stored record is damaged, or the store

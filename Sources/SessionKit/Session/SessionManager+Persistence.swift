@@ -1,6 +1,11 @@
-import Foundation
 import SecureStore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SessionManager {
     /// The cached record, or the stored one (then cached).

@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import SecureStore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SessionManager {
     private enum LeaseOutcome {
@@ -175,7 +180,8 @@ extension SessionManager {
             if let lease = stored.renewal, lease.owner != ownerID, lease.isActive(at: now) { return nil }
             var next = stored
             next.renewal = RenewalLease(
-                owner: ownerID, pid: getpid(), host: RenewalLease.currentHost, startedAt: now,
+                owner: ownerID, pid: ProcessInfo.processInfo.processIdentifier, host: RenewalLease.currentHost,
+                startedAt: now,
                 expiresAt: now.addingTimeInterval(leaseSeconds)
             )
             return next

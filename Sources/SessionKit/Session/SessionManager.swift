@@ -1,7 +1,12 @@
-public import Foundation
 public import Logging
 public import SecureStore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Keeps one account signed in: stores the credentials after sign-in, restores them on the next
 /// launch, renews them before they expire, and ends the session only when the provider says so.

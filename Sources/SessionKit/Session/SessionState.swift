@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Where a session stands, as ``SessionManager/stateUpdates()`` reports it.
 public enum SessionState: Sendable, Equatable {

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One authorization-code request with PKCE: the URL to open in the browser, and what the callback and
 /// the code exchange must match. Keep it until the callback arrives; use it once.

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A device-authorization grant in progress (RFC 8628): what to show the user, and what polling needs.
 public struct DeviceAuthorization: Sendable, CustomStringConvertible {

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// PKCE (RFC 7636) with S256, and the random values an authorization request needs.
 package enum PKCE {

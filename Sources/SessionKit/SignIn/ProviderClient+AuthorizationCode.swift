@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ProviderClient {
     /// Builds an authorization-code request with PKCE (S256), a fresh `state` and `nonce`.
@@ -53,7 +57,7 @@ extension ProviderClient {
         // is parsed from the text, never assigned to a part of URLComponents, which traps on text it refuses.
         var text = components.string ?? ""
         if let mark = text.firstIndex(of: "?") {
-            text = text[..<mark] + text[mark...].replacingOccurrences(of: "+", with: "%2B")
+            text = String(text[..<mark]) + String(text[mark...]).replacing("+", with: "%2B")
         }
         guard let url = URL(string: text) else {
             throw SessionKitError(

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension ProviderClient {
     /// An authorization-code request that asks for what `challenge` names: its `acr_values` (OpenID Connect

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// ID tokens whose signature has already been verified, with the expectations they passed, so that
 /// validating the same token again costs a lookup instead of a signature verification.

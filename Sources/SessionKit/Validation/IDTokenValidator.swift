@@ -1,6 +1,11 @@
 import Crypto
-import Foundation
 import JWTKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Checks an ID token per OpenID Connect Core §3.1.3.7 and §12.2, with issuer and audience always
 /// required. Every failure names its ``ValidationCheck``.

@@ -1,5 +1,10 @@
-import Foundation
 import JWTKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The provider's signing keys, fetched once and refetched when a token names a key id the cache does
 /// not know (the provider rotated its keys): once for each new key id whatever the refetch interval, since the

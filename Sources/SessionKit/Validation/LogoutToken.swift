@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A validated OpenID Connect Back-Channel Logout 1.0 logout token: the provider's word that a user's session
 /// (``sessionID``), or every session of a user (``subject``), has ended.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A strict RFC 8259 parser from UTF-8 bytes to ``JSONValue``, without `Codable`.
 ///

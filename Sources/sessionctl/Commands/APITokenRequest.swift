@@ -1,5 +1,10 @@
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `sessionctl token --audience A [--scope S]` asks for: an access token for another API from the profile's
 /// one session (the provider renews it with the session's refresh token and these parameters).

@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import SecureStore
 import SessionKit
 import SessionKitLoopback
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl configure`: saves a profile's provider settings.
 struct Configure: AsyncParsableCommand {

@@ -1,8 +1,13 @@
 import ArgumentParser
 import Crypto
-import Foundation
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl git-credential get|store|erase`: a git credential helper that answers with a fresh access token.
 ///
@@ -65,12 +70,10 @@ struct GitCredential: AsyncParsableCommand {
                     credentials = try await context.session.renew()
                     try stale.clear()
                 }
-                FileHandle.standardOutput.write(
-                    Data(
-                        request.answer(
-                            token: credentials.accessToken.unsafeRawValue, username: username,
-                            expiresAt: credentials.expiresAt
-                        ).utf8))
+                Terminal.outRaw(
+                    request.answer(
+                        token: credentials.accessToken.unsafeRawValue, username: username,
+                        expiresAt: credentials.expiresAt))
             case .store:
                 return
             }

@@ -1,7 +1,12 @@
-import Foundation
 import SecureStore
 import SessionKit
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl git-credential ... get` answered without ArgumentParser when the stored token serves, as `token`'s
 /// fast path does (``TokenFastPath``): git runs the helper for every fetch and push, so its start-up is paid each
@@ -19,7 +24,7 @@ struct GitCredentialFastPath {
 
     /// What git wrote on standard input: as the fast path read it, else read now.
     static func request() -> String {
-        input.withLock { $0 } ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        input.withLock { $0 } ?? Terminal.readStandardInput()
     }
 
     /// The arguments after `git-credential`, or `nil` unless they are `get` with documented options, each with a
@@ -52,7 +57,7 @@ struct GitCredentialFastPath {
     /// Answers git when the stored token serves for `minTTL`, and says whether it did. Reads standard input in
     /// every case and keeps it in ``input``.
     func answer() -> Bool {
-        let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        let text = Terminal.readStandardInput()
         Self.input.withLock { $0 = text }
         guard let request = try? GitCredentialRequest(parsing: text) else { return false }
         let settings = GitCredential.flags(TokenFastPath.flags(options), for: request)
@@ -64,7 +69,7 @@ struct GitCredentialFastPath {
         else { return false }
         let answer = request.answer(
             token: credentials.accessToken.unsafeRawValue, username: username, expiresAt: credentials.expiresAt)
-        FileHandle.standardOutput.write(Data(answer.utf8))
+        Terminal.outRaw(answer)
         return true
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One request of git's credential protocol (git-credential(1)): `key=value` lines until a blank line or the end,
 /// `capability[]` and other `[]` keys repeated.

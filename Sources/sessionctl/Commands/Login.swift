@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
 import SessionKit
 import SessionKitLoopback
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl login`: signs in with the browser (PKCE), a device code, or a password, and stores the session.
 struct Login: AsyncParsableCommand {

@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl logout`: revokes the refresh token at the provider and clears the session.
 struct Logout: AsyncParsableCommand {

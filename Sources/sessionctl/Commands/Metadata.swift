@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl metadata`: reads and edits `user_metadata` through the Management API.
 struct Metadata: AsyncParsableCommand {

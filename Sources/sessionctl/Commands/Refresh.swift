@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl refresh`: renews now, whatever the expiry.
 struct Refresh: AsyncParsableCommand {

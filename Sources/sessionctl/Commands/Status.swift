@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl status`: whether a session is stored, who, until when, renewable, where.
 struct Status: AsyncParsableCommand {

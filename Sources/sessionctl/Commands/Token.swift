@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `sessionctl token`: prints a fresh access token for scripts; the one command that prints a token.
 struct Token: AsyncParsableCommand {

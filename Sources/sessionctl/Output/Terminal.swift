@@ -1,5 +1,10 @@
-import Foundation
 import SecureStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -32,18 +37,51 @@ enum Terminal {
     static func bold(_ text: String) -> String { colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
 
     /// Writes one line to standard output.
-    static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data(utf8Of: line + "\n"))
-    }
+    static func out(_ line: String) { writeAll(line + "\n", to: STDOUT_FILENO) }
+
+    /// Writes `text` to standard output as it is (an answer to git, no newline added).
+    static func outRaw(_ text: String) { writeAll(text, to: STDOUT_FILENO) }
 
     /// Writes one line to standard error.
-    static func err(_ line: String) {
-        FileHandle.standardError.write(Data(utf8Of: line + "\n"))
-    }
+    static func err(_ line: String) { writeAll(line + "\n", to: STDERR_FILENO) }
 
     /// Writes `text` to standard error without a newline (prompts, spinners).
-    static func errRaw(_ text: String) {
-        FileHandle.standardError.write(Data(utf8Of: text))
+    static func errRaw(_ text: String) { writeAll(text, to: STDERR_FILENO) }
+
+    /// All of standard input, as UTF-8 text (invalid bytes replaced); what was read before an error is kept.
+    static func readStandardInput() -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += chunk[..<count]
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes all of `text` to `descriptor`, again after a partial write or an interruption. A reader that went
+    /// away (a closed pipe) ends the write quietly: there is nobody left to tell.
+    private static func writeAll(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            guard var next = buffer.baseAddress else { return }
+            var left = buffer.count
+            while left > 0 {
+                let written = write(descriptor, next, left)
+                if written > 0 {
+                    next += written
+                    left -= written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 
     /// Reads one line from standard input; on a terminal, with echo off (for passwords).

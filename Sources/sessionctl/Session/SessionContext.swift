@@ -1,6 +1,11 @@
-import Foundation
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The library objects a command works with, built from the resolved settings.
 struct SessionContext {

@@ -1,6 +1,11 @@
-import Foundation
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A confidential client's secret for `sessionctl`: from standard input, a file that only its owner can read,
 /// `SESSIONCTL_CLIENT_SECRET`, or the secure store where `configure` saved it. Never from a flag's value,
@@ -11,7 +16,7 @@ enum ClientSecret {
     static func given(stdin: Bool, file: String?) throws(SessionKitError) -> Secret? {
         if stdin {
             return try checked(
-                String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self),
+                Terminal.readStandardInput(),
                 from: "standard input")
         }
         if let file { return try read(file) }
@@ -46,11 +51,13 @@ enum ClientSecret {
         let mode: Int
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+            // An `Int` (Foundation's NSNumber on Apple platforms), a `UInt` in FoundationEssentials.
+            let permissions = attributes[.posixPermissions]
+            mode = (permissions as? Int) ?? (permissions as? UInt).map { Int($0) } ?? 0o777
         } catch {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "cannot read the client secret file \(path) (\(error.localizedDescription)); check the path")
+                message: "cannot read the client secret file \(path) (\(error.reason)); check the path")
         }
         guard mode & 0o077 == 0 else {
             throw SessionKitError(

@@ -1,7 +1,12 @@
 import ArgumentParser
-import Foundation
 import SecureStore
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Options every command shares: which profile, and settings that override it.
 struct GlobalOptions: ParsableArguments {

@@ -1,5 +1,10 @@
-import Foundation
 import SessionKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -101,7 +106,7 @@ struct ConfigFile: Encodable {
             throw SessionKitError(
                 code: .invalidConfiguration,
                 message:
-                    "cannot write the config file \(url.path) (\(error.localizedDescription)); check the folder's permissions"
+                    "cannot write the config file \(url.path) (\(error.reason)); check the folder's permissions"
             )
         }
     }

@@ -1,7 +1,12 @@
-import Foundation
 import SessionKit
 import SessionKitLoopback
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Browser sign-in with PKCE: listen on loopback, open a short start link (with `$BROWSER`, else the system
 /// opener), wait for the redirect whose `state` matches, exchange the code, store the session, and only then

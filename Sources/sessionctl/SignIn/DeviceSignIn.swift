@@ -1,7 +1,12 @@
-import Foundation
 import QRCode
 import SessionKit
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Device sign-in: show the code (and a QR code on a terminal), poll with a spinner until approved.
 struct DeviceSignIn {

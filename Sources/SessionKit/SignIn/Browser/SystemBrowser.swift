@@ -1,5 +1,15 @@
 #if os(macOS) || os(Linux)
-    public import Foundation
+    import Dispatch
+    #if canImport(FoundationEssentials)
+        public import FoundationEssentials
+    #else
+        public import Foundation
+    #endif
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
 
     /// Opens a URL in the user's browser the way git, gh and Python's `webbrowser` do: the `BROWSER`
     /// environment variable first, then the system opener (`xdg-open` on Linux, `open` on macOS).
@@ -21,7 +31,7 @@
                 let words = ShellWords.split(String(entry))
                 guard !words.isEmpty else { continue }
                 if words.contains(where: { $0.contains("%s") }) {
-                    commands.append(words.map { $0.replacingOccurrences(of: "%s", with: text) })
+                    commands.append(words.map { $0.replacing("%s", with: text) })
                 } else {
                     commands.append(words + [text])
                 }
@@ -52,29 +62,45 @@
             return false
         }
 
-        /// Runs `command`; `true` when it exits with 0.
+        /// Runs `command`; `true` when it exits with 0. The wait for it happens off Swift's cooperative threads
+        /// (a terminal browser runs until the user quits it).
         private static func run(_ command: [String], quiet: Bool) async -> Bool {
             guard let program = command.first, let executable = resolve(program) else { return false }
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = Array(command.dropFirst())
-            if quiet {
-                process.standardInput = FileHandle.nullDevice
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-            }
+            guard let pid = spawn(executable.path, arguments: command, quiet: quiet) else { return false }
             return await withCheckedContinuation { continuation in
-                process.terminationHandler = { finished in
-                    continuation.resume(
-                        returning: finished.terminationReason == .exit && finished.terminationStatus == 0)
-                }
-                do {
-                    try process.run()
-                } catch {
-                    process.terminationHandler = nil
-                    continuation.resume(returning: false)
+                DispatchQueue.global().async {
+                    var status: Int32 = 0
+                    var result: pid_t
+                    repeat { result = waitpid(pid, &status, 0) } while result == -1 && errno == EINTR
+                    // Exited (the low seven bits zero) with status 0.
+                    continuation.resume(returning: result == pid && status & 0x7f == 0 && (status >> 8) & 0xff == 0)
                 }
             }
+        }
+
+        /// Starts `path` with `arguments` (the program's name first) and this process's environment; with
+        /// `quiet`, its standard input, output and error are `/dev/null`. The process ID, or `nil` when it could
+        /// not be started.
+        private static func spawn(_ path: String, arguments: [String], quiet: Bool) -> pid_t? {
+            #if canImport(Darwin)
+                var actions: posix_spawn_file_actions_t?
+            #else
+                var actions = posix_spawn_file_actions_t()
+            #endif
+            guard posix_spawn_file_actions_init(&actions) == 0 else { return nil }
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            if quiet {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            }
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { for argument in argv { free(argument) } }
+            var pid = pid_t()
+            let started = argv.withUnsafeBufferPointer { argv in
+                posix_spawn(&pid, path, &actions, nil, argv.baseAddress!, environ)  // never empty: it ends with nil
+            }
+            return started == 0 ? pid : nil
         }
 
         /// `program` as an executable file: a path as given, a name looked up in `PATH`.
