@@ -93,6 +93,21 @@ struct FileStoreLayoutTests {
         #expect(Configuration.defaultFolder(environment: ["HOME": "/h"]) == "/h/.local/state/sessionkit")
     }
 
+    @Test("a store file larger than one read (64 KiB) and an empty item read back whole in a new instance")
+    func largeStoreFile() async throws {
+        try await TemporaryFolder.with { root in
+            let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let writer = try makeFileStore(root)
+            try writer.setData(big, forKey: "big")
+            try writer.setData(Data(), forKey: "empty")
+            let size = try FileManager.default.attributesOfItem(atPath: writer.filePath)[.size] as? Int ?? 0
+            #expect(size > 300_000)
+            let reader = try makeFileStore(root)
+            #expect(try reader.data(forKey: "big") == big)
+            #expect(try reader.data(forKey: "empty") == Data())
+        }
+    }
+
     @Test("empty service and empty folder are invalid arguments")
     func invalidArguments() throws {
         let folder = try TemporaryFolder()

@@ -15,22 +15,26 @@
 /// Whole-file reads and writes over a file descriptor, looping over short reads and writes.
 enum FileIO {
     /// Reads everything from `fd` until end of file.
+    ///
+    /// Reads in chunks of the size `fstat` reports plus one byte (so that one read and one more that returns 0
+    /// read a file that did not change), at most 64 KiB: a store item of a few kilobytes costs neither a 64 KiB
+    /// buffer nor zeroing it (`sessionctl token` reads two files per run).
     static func readAll(_ fd: Int32, path: String) throws(SystemCallError) -> Data {
         let info = try SystemCall.status(fd, path: path)
+        let size = Int(clamping: min(info.st_size, 1 << 26))
         var result = Data()
-        result.reserveCapacity(Int(clamping: min(info.st_size, 1 << 26)))
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        result.reserveCapacity(size)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size + 1, 64 * 1024), alignment: 1)
+        defer { buffer.deallocate() }
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                read(fd, raw.baseAddress, raw.count)
-            }
+            let count = read(fd, buffer.baseAddress, buffer.count)
             if count == 0 { return result }
             if count < 0 {
                 let code = SystemCall.currentErrno()
                 if code == EINTR || code == EAGAIN { continue }
                 throw SystemCallError(call: "read", path: path, errno: code)
             }
-            result.append(contentsOf: buffer[0..<count])
+            result.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }
 

@@ -23,15 +23,16 @@ enum FileContents {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 1)  // not zeroed: read fills it
+        defer { buffer.deallocate() }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = read(fd, buffer.baseAddress, buffer.count)
             if count == 0 { return data }
             if count < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            data.append(contentsOf: buffer[0..<count])
+            data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }
 }
