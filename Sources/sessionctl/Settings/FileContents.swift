@@ -23,7 +23,8 @@ enum FileContents {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var data = Data()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 1)  // not zeroed: read fills it
+        // Not zeroed: read(2) fills what it returns.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 1)
         defer { buffer.deallocate() }
         while true {
             let count = read(fd, buffer.baseAddress, buffer.count)
