@@ -87,9 +87,13 @@ let package = Package(
         .target(
             name: "SecureStore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                "CKernelKeyring",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // keyctl(2) and add_key(2) with typed signatures, for SecureStore's kernel keyring (Swift cannot call the
+        // variadic syscall(2)). Empty elsewhere than Linux.
+        .target(name: "CKernelKeyring"),
         // The core: credentials, the provider client, validation, the session manager. It imports no SwiftNIO
         // and no AsyncHTTPClient on any platform; on Linux it depends on the transport below.
         .target(

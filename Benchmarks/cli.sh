@@ -41,16 +41,21 @@ fi
 # The release binaries: sessionctl and the hello-world floor, built as scripts/install.sh builds sessionctl
 # (scripts/release-flags.sh: static runtime, non-PIE, direct metadata accessors; see BENCHMARKS.md).
 build=${BUILD:-static}
+# sessionctl gets its function layout too (scripts/sessionctl.order); the hello-worlds and the emulator do not.
 case $build in
-static) mapfile -t flags < <(scripts/release-flags.sh) ;;
-default) flags=(-c release) ;;
+static)
+    mapfile -t flags < <(scripts/release-flags.sh)
+    mapfile -t sessionctl_flags < <(scripts/release-flags.sh --sessionctl)
+    ;;
+default) flags=(-c release) sessionctl_flags=(-c release) ;;
 *) echo "BUILD is static or default" >&2; exit 64 ;;
 esac
 store=${STORE:-file}
 if [ -n "${BIN:-}" ]; then
     bin=$BIN
 else
-    for product in sessionctl sessionkit-emulator hello hello-foundation; do
+    swift build --package-path Benchmarks "${sessionctl_flags[@]}" --product sessionctl
+    for product in sessionkit-emulator hello hello-foundation; do
         swift build --package-path Benchmarks "${flags[@]}" --product "$product"
     done
     bin=$(swift build --package-path Benchmarks "${flags[@]}" --show-bin-path)
@@ -132,7 +137,7 @@ done
 
 commit=$(git rev-parse --short HEAD)
 echo "== CLI comparison (issue 8, item 1)"
-echo "build: $build (${flags[*]}); store: $store"
+echo "build: $build (sessionctl: ${sessionctl_flags[*]}; the others without its --section-ordering-file); store: $store"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); date: $(date -u +%FT%TZ); commit: $commit"
 echo "hyperfine $(hyperfine --version | cut -d' ' -f2), $runs runs after $warmup warm-up runs each; gh $(gh --version | head -1 | cut -d' ' -f3)"
 hyperfine -N --warmup "$warmup" --runs "$runs" --export-json "$work/hyperfine.json" \

@@ -37,6 +37,19 @@ for page in sessionctl sessionctl.login sessionctl.token; do
     grep -q '^\.Dt' "$file" || fail "$page.1 is not a man page"
 done
 grep -q "5 the provider asks for" "$prefix/share/man/man1/sessionctl.1" || fail "the man page lacks the exit codes"
+# The release build's function layout: scripts/sessionctl.order is a list of gold section names that gold accepts
+# (a static hello-world linked with it runs), and release-flags.sh passes it for sessionctl alone.
+order=scripts/sessionctl.order
+[ "$(grep -cvE '^\.text\.[^[:space:]]+$' "$order")" = 0 ] || fail "$order has lines that are not .text.<symbol>"
+[ "$(wc -l <"$order")" -gt 500 ] || fail "$order lists too few functions: run scripts/sessionctl-order.sh"
+scripts/release-flags.sh --sessionctl | grep -q -- "--section-ordering-file=$PWD/$order" || fail "release-flags.sh --sessionctl does not pass $order"
+if scripts/release-flags.sh | grep -q -- --section-ordering-file; then fail "release-flags.sh passes the layout to every product"; fi
+echo 'print("ordered")' >"$prefix/ordered.swift"
+swiftc -static-stdlib -Xlinker -no-pie -Xlinker "--section-ordering-file=$PWD/$order" "$prefix/ordered.swift" \
+    -o "$prefix/ordered" 2>"$prefix/ordered.log" || { cat "$prefix/ordered.log" >&2; fail "gold refuses $order"; }
+[ "$("$prefix/ordered")" = ordered ] || fail "a program linked with $order does not run"
+rm -f "$prefix/ordered" "$prefix/ordered.swift" "$prefix/ordered.log"
+
 installed=$(wc -l <"$prefix/share/sessionctl/installed-files")
 scripts/install.sh --debug --prefix "$prefix" >/dev/null 2>&1 || fail "a second install failed"
 [ "$(wc -l <"$prefix/share/sessionctl/installed-files")" = "$installed" ] || fail "a second install changed the file list"
@@ -45,4 +58,4 @@ scripts/install.sh --uninstall --prefix "$prefix" >/dev/null || fail "uninstall 
 left=$(find "$prefix" -type f | sort)
 [ "$left" = "$prefix/bin/someone-elses-tool" ] || fail "uninstall left or removed the wrong files: $left"
 if scripts/install.sh --uninstall --prefix "$prefix" >/dev/null 2>&1; then fail "a second uninstall succeeded"; fi
-echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages) and uninstalls them; sessionctl links no Foundation beyond FoundationEssentials"
+echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages) and uninstalls them; sessionctl links no Foundation beyond FoundationEssentials; its function layout links"

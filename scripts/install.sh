@@ -43,7 +43,8 @@ if [ "$action" = uninstall ]; then
 fi
 
 if [ "$configuration" = release ]; then
-    mapfile -t flags < <(scripts/release-flags.sh)  # static runtime, non-PIE, direct metadata accessors
+    # Static runtime, non-PIE, direct metadata accessors, the token path's functions laid out together.
+    mapfile -t flags < <(scripts/release-flags.sh --sessionctl)
 else
     flags=()
 fi

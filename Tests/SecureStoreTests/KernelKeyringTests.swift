@@ -41,6 +41,23 @@ struct KernelKeyringTests {
         }
     }
 
+    @Test("keyctl directly: payloads shorter and longer than the first read's buffer, replaced, removed, missing")
+    func systemCalls() async throws {
+        try await TemporaryFolder.with { folder in
+            let kernel = try KernelKeyring.shared.get()
+            let description = "sessionkit-tests:syscalls:\(folder)"
+            #expect(try kernel.read(description) == nil)
+            for size in [1, 32, 64, 65, 4000] {  // the kernel refuses an empty "user" key (EINVAL)
+                let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) })
+                try kernel.write(description, payload)
+                #expect(try kernel.read(description) == payload, "\(size) bytes")
+            }
+            try kernel.remove(description)
+            #expect(try kernel.read(description) == nil)
+            try kernel.remove(description)  // removing a missing key is not an error
+        }
+    }
+
     @Test("the Secret Service key is cached in the kernel keyring with a timeout, and read from there")
     func secretServiceCache() async throws {
         try await TemporaryFolder.with { folder in
