@@ -17,67 +17,68 @@
 #include <unistd.h>
 #endif
 
+#ifdef __linux__
+
 /// add_key(2): a key of `type` named `description` with `payload` in `keyring`; its serial number.
 static inline long sessionkit_add_key(const char *type, const char *description, const void *payload, size_t length,
                                       int32_t keyring) {
-#ifdef __linux__
     return syscall(SYS_add_key, type, description, payload, length, keyring);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 /// keyctl(KEYCTL_SEARCH): the serial number of the key of `type` named `description` in `keyring` or the
 /// keyrings it holds.
 static inline long sessionkit_keyctl_search(int32_t keyring, const char *type, const char *description) {
-#ifdef __linux__
     return syscall(SYS_keyctl, KEYCTL_SEARCH, keyring, type, description, 0);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 /// keyctl(KEYCTL_READ): copies up to `length` bytes of the key's payload to `buffer`; the payload's whole length
 /// (larger than `length` when the buffer was too small; `buffer` may be NULL to ask for the length).
 static inline long sessionkit_keyctl_read(int32_t key, void *buffer, size_t length) {
-#ifdef __linux__
     return syscall(SYS_keyctl, KEYCTL_READ, key, buffer, length);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 /// keyctl(KEYCTL_SET_TIMEOUT): the key expires `seconds` from now (0: never).
 static inline long sessionkit_keyctl_set_timeout(int32_t key, uint32_t seconds) {
-#ifdef __linux__
     return syscall(SYS_keyctl, KEYCTL_SET_TIMEOUT, key, seconds);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 /// keyctl(KEYCTL_SETPERM): the key's permission mask.
 static inline long sessionkit_keyctl_setperm(int32_t key, uint32_t permissions) {
-#ifdef __linux__
     return syscall(SYS_keyctl, KEYCTL_SETPERM, key, permissions);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 /// keyctl(KEYCTL_UNLINK): removes the key from `keyring`.
 static inline long sessionkit_keyctl_unlink(int32_t key, int32_t keyring) {
-#ifdef __linux__
     return syscall(SYS_keyctl, KEYCTL_UNLINK, key, keyring);
+}
+
 #else
+
+// No kernel keyring: every call fails with ENOSYS, which KernelKeyring reports as "not available here".
+static inline long sessionkit_keyring_unavailable(void) {
     errno = ENOSYS;
     return -1;
-#endif
+}
+static inline long sessionkit_add_key(const char *type, const char *description, const void *payload, size_t length,
+                                      int32_t keyring) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_search(int32_t keyring, const char *type, const char *description) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_read(int32_t key, void *buffer, size_t length) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_set_timeout(int32_t key, uint32_t seconds) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_setperm(int32_t key, uint32_t permissions) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_unlink(int32_t key, int32_t keyring) {
+    return sessionkit_keyring_unavailable();
 }
 
 #endif
+
+#endif  // CKERNELKEYRING_H

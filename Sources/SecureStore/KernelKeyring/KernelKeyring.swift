@@ -28,6 +28,12 @@ package struct KernelKeyring: Sendable {
     private static let userKeyring: Int32 = -4
     /// Possessor and user: view, read, write, search, link, set attributes (`KEY_POS_ALL | KEY_USR_ALL`).
     private static let permissions: UInt32 = 0x3f3f_0000
+    /// The `errno` values that mean "no such key (any more)". Linux's own; elsewhere every call fails with `ENOSYS`.
+    #if os(Linux)
+        private static let keyGone: Set<Int32> = [ENOKEY, EKEYEXPIRED, EKEYREVOKED]
+    #else
+        private static let keyGone: Set<Int32> = []
+    #endif
 
     /// The kernel keyring. It needs nothing loaded, so it is always there; whether the kernel lets this process use
     /// it shows in the first call.
@@ -40,7 +46,7 @@ package struct KernelKeyring: Sendable {
         let id = sessionkit_keyctl_search(Self.userKeyring, "user", description)
         guard id >= 0 else {
             let code = errno
-            if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(code) { return nil }
+            if Self.keyGone.contains(code) { return nil }
             throw Self.failure(code, "looking up '\(description)'")
         }
         // The payload's length, then the payload; again if it grew in between (another process replaced it).
@@ -54,7 +60,7 @@ package struct KernelKeyring: Sendable {
             let length = sessionkit_keyctl_read(Int32(id), buffer.baseAddress, buffer.count)
             guard length >= 0 else {
                 let code = errno
-                if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(code) { return nil }
+                if Self.keyGone.contains(code) { return nil }
                 throw Self.failure(code, "reading '\(description)'")
             }
             if length <= capacity { return Data(bytes: buffer.baseAddress!, count: length) }
