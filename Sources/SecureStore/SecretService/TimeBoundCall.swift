@@ -1,12 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Runs a blocking libsecret call on a thread of its own and stops waiting for it after a timeout.
 ///
 /// A keyring that does not answer (a hung daemon, a prompt nobody sees) must never hang the caller. The
