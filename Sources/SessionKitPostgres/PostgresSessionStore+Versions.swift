@@ -16,19 +16,70 @@ extension PostgresSessionStore: VersionedSecureStore {
 
     /// Reads the item and leases it when it is due by `threshold` and free, in one statement (see
     /// ``PreparedStatements/LeaseIfDue``). The lease is not announced: the write that ends it is.
+    ///
+    /// Calls made while another is out go out together, in one statement for all of them (``StatementBatcher``,
+    /// ``PreparedStatements/LeaseIfDueBatch``): a renewal storm, where every instance meets thousands of expired
+    /// sessions at once, sends a statement per batch instead of one per session. A batch never waits for a row
+    /// lock; a session whose row is held right now is read again alone, and only its caller waits.
     public func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
         async throws(SecureStoreError) -> LeasedRead
     {
-        let digest = try Self.digest(key)
+        let request = LeaseRequest(digest: try Self.digest(key), threshold: threshold, lease: lease)
+        let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
+        if let read = batched { return read }
         let rows = try await call("reading an item") { [self] connection in
             try await execute(
                 connection,
                 PreparedStatements.LeaseIfDue(
-                    service: service, digest: digest, threshold: threshold, owner: lease.owner, until: lease.until))
+                    service: service, digest: request.digest, threshold: request.threshold,
+                    owner: request.lease.owner, until: request.lease.until))
         }
-        guard let row = rows.first else {
-            return LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased)
+        return try leasedRead(rows.first, digest: request.digest)
+    }
+
+    /// Sends `requests` in one statement and answers each, in their order: `nil` for one whose row was held.
+    private func sendLeaseReads(_ requests: [LeaseRequest]) async -> [Result<LeasedRead?, SecureStoreError>] {
+        // Sorted by digest, so that every instance meets rows in the same order.
+        let order = requests.indices.sorted {
+            requests[$0].digest.readableBytesView.lexicographicallyPrecedes(requests[$1].digest.readableBytesView)
         }
+        let sorted = order.map { requests[$0] }
+        do throws(SecureStoreError) {
+            let rows = try await call(requests.count == 1 ? "reading an item" : "reading items") {
+                [self] connection in
+                try await execute(
+                    connection,
+                    PreparedStatements.LeaseIfDueBatch(
+                        service: service, digests: sorted.map(\.digest), thresholds: sorted.map(\.threshold),
+                        owners: sorted.map(\.lease.owner), untils: sorted.map(\.lease.until)))
+            }
+            var answers = [Result<LeasedRead?, SecureStoreError>](
+                repeating: .success(LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased)),
+                count: requests.count)
+            for row in rows {
+                let (_, _, _, _, _, _, position, busy) = try decodeRow(
+                    row, as: (ByteBuffer?, String?, Int64, String?, Date?, Bool, Int64, Bool).self)
+                guard position >= 1, position <= sorted.count else {
+                    throw SecureStoreError(
+                        code: .corrupted,
+                        message: "a batched read returned row \(position) of \(sorted.count); run "
+                            + "migrate() with this version of SessionKit")
+                }
+                let index = order[Int(position) - 1]
+                answers[index] =
+                    busy
+                    ? .success(nil)
+                    : Result { () throws(SecureStoreError) in try leasedRead(row, digest: requests[index].digest) }
+            }
+            return answers
+        } catch {
+            return Array(repeating: .failure(error), count: requests.count)
+        }
+    }
+
+    /// A row of ``PreparedStatements/LeaseIfDue`` (or of the batch), opened; no row: no item.
+    private func leasedRead(_ row: PostgresRow?, digest: ByteBuffer) throws(SecureStoreError) -> LeasedRead {
+        guard let row else { return LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased) }
         let (_, _, _, _, _, leased) = try decodeRow(row, as: (ByteBuffer, String, Int64, String?, Date?, Bool).self)
         return LeasedRead(item: try versionedItem(row, digest: digest), outcome: leased ? .leased : .notLeased)
     }

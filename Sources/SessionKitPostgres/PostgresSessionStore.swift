@@ -61,6 +61,9 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// Why the pool hands out no connection, found once for all waiting calls.
     let probe = ConnectionProbe()
     let metrics: StoreMetrics
+    /// `leaseIfDue` calls, sent together when they wait: one statement out at a time (it never waits for a row
+    /// lock), each answered with its read or `nil` when its row was held.
+    let leaseReads: StatementBatcher<LeaseRequest, ByteBuffer, LeasedRead?>
 
     /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
     /// monitoring, and for tests that check a path makes no round trip.
@@ -98,6 +101,8 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.logger = logger
         self.metrics = StoreMetrics(factory: metrics ?? MetricsSystem.factory)
         self.connectionConfiguration = try configuration.connectionConfiguration()
+        self.leaseReads = StatementBatcher(
+            maxInFlight: 1, maxBatch: 100, key: \.digest)
         self.client = PostgresClient(
             configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
     }

@@ -37,8 +37,10 @@ final class LoadRun: Sendable {
         var latencies: [Duration] = []
         var statements = 0
         var wall = Duration.zero
+        var cpu = 0
         for _ in 0..<settings.rounds {
             let before = settings.store.statementCount
+            let cpuBefore = Memory.cpuMilliseconds()
             let started = ContinuousClock.now
             latencies = []
             for (index, line, latency) in await round(directory, ids) {
@@ -46,6 +48,7 @@ final class LoadRun: Sendable {
                 latencies.append(latency)
             }
             wall = ContinuousClock.now - started
+            cpu = Memory.cpuMilliseconds() - cpuBefore
             statements = settings.store.statementCount - before
         }
         if let holdFile = settings.holdFile {
@@ -73,7 +76,7 @@ final class LoadRun: Sendable {
         let summary = [
             "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(Self.milliseconds(latencies, 0.5)) ms",
             "p99: \(Self.milliseconds(latencies, 0.99)) ms", "wall: \(Self.milliseconds([wall], 1)) ms",
-            "statements: \(statements)", "cached: \(directory.cachedCount)",
+            "cpu: \(cpu) ms", "statements: \(statements)", "cached: \(directory.cachedCount)",
             "resident before: \(residentBefore / 1024) KiB", "resident after: \(Memory.resident() / 1024) KiB",
             "peak resident: \(Memory.peakResident() / 1024) KiB",
             "calls by operation (whole run): \(callsByOperation())",
@@ -99,6 +102,7 @@ final class LoadRun: Sendable {
             if let credentials = try await directory.storedCredentials(for: id) { shard.append(credentials) }
         }
         let provider = settings.provider
+        let cpuBefore = Memory.cpuMilliseconds()
         let started = ContinuousClock.now
         let failures = await withTaskGroup(of: Bool.self) { group in
             var next = 0
@@ -116,10 +120,11 @@ final class LoadRun: Sendable {
             return failures
         }
         let wall = ContinuousClock.now - started
+        let cpu = Memory.cpuMilliseconds() - cpuBefore
         FileHandle.standardError.write(
             Data(
-                "floor: grants: \(shard.count), failures: \(failures), floor wall: \(Self.milliseconds([wall], 1)) ms\n"
-                    .utf8))
+                ("floor: grants: \(shard.count), failures: \(failures), floor wall: \(Self.milliseconds([wall], 1)) ms, "
+                    + "cpu: \(cpu) ms\n").utf8))
     }
 
     /// The store's calls over the whole run, by operation, as `name N` pairs; a call may be several statements (a
@@ -211,5 +216,17 @@ enum Memory {
             getrusage(RUSAGE_SELF, &usage)
             return usage.ru_maxrss  // bytes on Darwin
         #endif
+    }
+
+    /// CPU time this process has used, user and system, in milliseconds.
+    static func cpuMilliseconds() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let user = usage.ru_utime.tv_sec * 1000 + Int(usage.ru_utime.tv_usec) / 1000
+        return user + usage.ru_stime.tv_sec * 1000 + Int(usage.ru_stime.tv_usec) / 1000
     }
 }

@@ -109,6 +109,97 @@ struct LeaseIfDueTests {
         #expect(try await store.versionedData(forKey: "k") == read.item)
     }
 
+    @Test("two instances read 300 due items at once: each leased exactly once, each reader its own item, in batches")
+    func batchedReads() async throws {
+        let service = "tests.\(UUID().uuidString)"
+        let writer = try await TestPostgres.store(service: service)
+        let keys = (0..<300).map { "session-\($0)" }
+        for key in keys {
+            _ = try await writer.replace(
+                forKey: key, ifVersion: 0, with: Data("value of \(key)".utf8), dueAt: Self.now.addingTimeInterval(-10))
+        }
+        // Among them, items that are not due, one with another lease on it, and keys with no row.
+        _ = try await writer.replace(
+            forKey: "later", ifVersion: 0, with: Data("later".utf8), dueAt: Self.now.addingTimeInterval(3600))
+        _ = try await writer.replace(
+            forKey: "held", ifVersion: 0, with: Data("held".utf8), dueAt: Self.now.addingTimeInterval(-10))
+        #expect(try await writer.leaseIfDue(forKey: "held", dueBy: Self.now, lease: Self.other).outcome == .leased)
+        let extra = ["later", "held", "missing-1", "missing-2"]
+        let instances = [
+            (try await TestPostgres.store(service: service), "instance-a"),
+            (try await TestPostgres.store(service: service), "instance-c"),
+        ]
+        let reads = try await withThrowingTaskGroup(of: (String, String, LeasedRead).self) { group in
+            for (store, owner) in instances {
+                // Each instance in its own order, as two servers meet the same sessions.
+                for key in (owner == "instance-a" ? keys + extra : (keys + extra).reversed()) {
+                    group.addTask {
+                        let lease = ItemLease(owner: owner, until: Self.now.addingTimeInterval(30))
+                        return (key, owner, try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: lease))
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(reads.count == 2 * (keys.count + extra.count))
+        for (key, _, read) in reads where !extra.contains(key) {
+            #expect(read.item.data == Data("value of \(key)".utf8), "the reader of \(key) got its own item")
+        }
+        for key in keys {
+            let leased = reads.filter { $0.0 == key && $0.2.outcome == .leased }
+            #expect(leased.count == 1, "\(key) leased \(leased.count) times")
+            let other = reads.first { $0.0 == key && $0.2.outcome == .notLeased }
+            #expect(other?.2.item.lease?.owner == leased.first?.1, "the other reader of \(key) saw the lease")
+        }
+        for (key, _, read) in reads where extra.contains(key) {
+            #expect(read.outcome == .notLeased, "\(key)")
+            switch key {
+            case "later": #expect(read.item.data == Data("later".utf8) && read.item.lease == nil)
+            case "held": #expect(read.item.lease?.owner == Self.other.owner)
+            default: #expect(read.item == VersionedItem(data: nil, version: 0))
+            }
+        }
+        let statements = instances.map(\.0.statementCount).reduce(0, +)
+        #expect(statements < reads.count / 4, "\(statements) statements for \(reads.count) reads")
+    }
+
+    @Test("a row held by another transaction holds up only its own reader: the other sessions' reads go on")
+    func heldRowHoldsUpNoOne() async throws {
+        let store = try await TestPostgres.store()
+        let keys = (0..<40).map { "session-\($0)" }
+        for key in keys + ["held"] {
+            _ = try await store.replace(
+                forKey: key, ifVersion: 0, with: Data(key.utf8), dueAt: Self.now.addingTimeInterval(-10))
+        }
+        let held = try await HeldLock.take(in: store, key: "held")
+        // The held row's read first, then the others while it is out or waiting.
+        let holding = Task {
+            (try await store.leaseIfDue(forKey: "held", dueBy: Self.now, lease: Self.lease), ContinuousClock.now)
+        }
+        let started = ContinuousClock.now
+        let reads: [LeasedRead]
+        do {
+            reads = try await withThrowingTaskGroup(of: LeasedRead.self) { group in
+                for key in keys {
+                    group.addTask { try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: Self.lease) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        } catch {
+            try? await held.release()
+            throw error
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(reads.count == keys.count && reads.allSatisfy { $0.outcome == .leased })
+        #expect(elapsed < .seconds(3), "the other sessions' reads took \(elapsed) behind one held row")
+        try await Task.sleep(for: .milliseconds(200))
+        let released = ContinuousClock.now
+        try await held.release()
+        let (read, answered) = try await holding.value
+        #expect(read.outcome == .leased && read.item.data == Data("held".utf8))
+        #expect(answered > released, "the held row's reader waited for the row")
+    }
+
     /// Whether two leases are the same, to the microsecond PostgreSQL keeps.
     static func same(_ lease: ItemLease?, _ expected: ItemLease) -> Bool {
         guard let lease else { return false }

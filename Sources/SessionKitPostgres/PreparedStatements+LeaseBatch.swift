@@ -1,0 +1,61 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension PreparedStatements {
+    /// ``LeaseIfDue`` for several items in one statement, each with its own threshold and lease: the
+    /// `leaseIfDue(forKey:dueBy:lease:)` calls that waited while another was out (``StatementBatcher``).
+    ///
+    /// It never waits for a row lock: a due row that another statement holds (another instance leasing it at
+    /// this moment, or a transaction in the middle of an update) is skipped and reported busy, and its caller
+    /// sends ``LeaseIfDue`` alone, which waits for the row as before. So one held row never holds up the calls
+    /// for other sessions that share the batch, and two instances' batches never deadlock.
+    ///
+    /// Returns, for each requested item that has a row, the columns of ``LeaseIfDue``, then the request's
+    /// 1-based position in the arrays, then whether it is busy (its other columns are then to be ignored).
+    struct LeaseIfDueBatch: PostgresPreparedStatement {
+        static let sql = """
+            WITH wanted AS (
+                SELECT * FROM unnest($2::bytea[], $3::timestamptz[], $4::text[], $5::timestamptz[])
+                    WITH ORDINALITY AS r(digest, threshold, owner, until, position)),
+            free AS (
+                SELECT i.key_digest FROM sessionkit_items i JOIN wanted w ON i.key_digest = w.digest
+                WHERE i.service = $1 AND i.due_at <= w.threshold
+                FOR UPDATE OF i SKIP LOCKED),
+            due AS (
+                UPDATE sessionkit_items i SET
+                    lease_owner = CASE WHEN i.lease_owner IS NULL THEN w.owner ELSE i.lease_owner END,
+                    lease_until = CASE WHEN i.lease_owner IS NULL THEN w.until ELSE i.lease_until END,
+                    generation = CASE WHEN i.lease_owner IS NULL THEN i.generation + 1 ELSE i.generation END
+                FROM wanted w
+                WHERE i.service = $1 AND i.key_digest = w.digest AND i.due_at <= w.threshold
+                    AND i.key_digest IN (SELECT key_digest FROM free)
+                RETURNING i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until,
+                    i.lease_owner = w.owner AND i.lease_until = w.until, w.position)
+            SELECT *, false FROM due
+            UNION ALL
+            SELECT i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, false, w.position,
+                i.due_at IS NOT NULL AND i.due_at <= w.threshold
+            FROM wanted w JOIN sessionkit_items i ON i.service = $1 AND i.key_digest = w.digest
+            WHERE w.position NOT IN (SELECT position FROM due)
+            """
+        typealias Row = PostgresRow
+        let service: String
+        let digests: [ByteBuffer]
+        let thresholds: [Date]
+        let owners: [String]
+        let untils: [Date]
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 5)
+            bindings.append(service)
+            bindings.append(digests)
+            bindings.append(thresholds)
+            bindings.append(owners)
+            bindings.append(untils)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+    }
+}

@@ -1,0 +1,172 @@
+import SecureStore
+import Synchronization
+
+/// Sends concurrent calls of one kind as few statements: a call made while `maxInFlight` statements of its kind
+/// are already out waits, and when one comes back, everything that waited goes out together (up to `maxBatch`).
+/// A call made when fewer are out goes out at once, alone: nothing is delayed to make a batch, so an idle server
+/// answers as fast as before, and a busy one (a renewal storm) sends one statement where it sent dozens.
+///
+/// Two requests with the same `key` never share a statement (the later one waits for the next): one statement
+/// updates a row once.
+///
+/// A statement that fails as ``SecureStore/SecureStoreError/Code/unavailable`` (the database did not answer in
+/// time, or is gone) fails the calls still waiting as well, at once: they would have been sent to the same
+/// database. A waiting call that is cancelled leaves at once; one whose statement is out waits for it.
+///
+/// Batches after the first run in tasks of their own, so a caller cancelled in the middle of one never fails
+/// other callers' calls.
+final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer: Sendable>: Sendable {
+    /// Sends a batch in one statement and answers each request, in the order given.
+    typealias Send = @Sendable ([Request]) async -> [Result<Answer, SecureStoreError>]
+
+    private struct Waiter {
+        let id: UInt64
+        let request: Request
+        let continuation: CheckedContinuation<Turn, Never>
+    }
+
+    /// What a suspended call is told.
+    private enum Turn {
+        /// Fewer than `maxInFlight` statements are out: send this call's request now, alone.
+        case sendNow
+        /// The answer, from a batch sent by someone else.
+        case answered(Result<Answer, SecureStoreError>)
+    }
+
+    private struct State {
+        var waiting: [Waiter] = []
+        var inFlight = 0
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let maxInFlight: Int
+    private let maxBatch: Int
+    private let key: @Sendable (Request) -> Key
+
+    /// - Parameters:
+    ///   - maxInFlight: The most statements of this kind out at once (at least 1).
+    ///   - maxBatch: The most requests in one statement (at least 1).
+    ///   - key: What two requests must not share to go out together.
+    init(maxInFlight: Int, maxBatch: Int, key: @escaping @Sendable (Request) -> Key) {
+        self.maxInFlight = max(1, maxInFlight)
+        self.maxBatch = max(1, maxBatch)
+        self.key = key
+    }
+
+    /// How many calls wait now, for tests and metrics.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Answers `request`, sending it alone now or with others later; `send` sends a batch (every caller passes the
+    /// same function).
+    func submit(_ request: Request, send: @escaping Send) async throws(SecureStoreError) -> Answer {
+        let id = state.withLock { state in
+            state.nextID &+= 1
+            return state.nextID
+        }
+        let turn = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+                let now = state.withLock { state -> Turn? in
+                    if Task.isCancelled { return .answered(.failure(Self.cancelled)) }
+                    if state.inFlight < maxInFlight && state.waiting.isEmpty {
+                        state.inFlight += 1
+                        return .sendNow
+                    }
+                    state.waiting.append(Waiter(id: id, request: request, continuation: continuation))
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiting.remove(at: index)
+            }
+            waiter?.continuation.resume(returning: .answered(.failure(Self.cancelled)))
+        }
+        switch turn {
+        case .answered(let result):
+            return try result.get()
+        case .sendNow:
+            let result = await send([request]).first ?? .failure(Self.unanswered)
+            // A caller cancelled meanwhile failed alone: that says nothing about the database.
+            finished(failing: Task.isCancelled ? nil : result.failureCode, send: send)
+            return try result.get()
+        }
+    }
+
+    /// A statement came back: sends the next batch, if calls wait, in a task of its own; else one fewer is out.
+    /// After `failing` `.unavailable`, the waiting calls are answered with that failure instead.
+    private func finished(failing code: SecureStoreError.Code?, send: @escaping Send) {
+        if code == .unavailable {
+            let dropped = state.withLock { state -> [Waiter] in
+                state.inFlight -= 1
+                defer { state.waiting.removeAll() }
+                return state.waiting
+            }
+            for waiter in dropped {
+                waiter.continuation.resume(returning: .answered(.failure(Self.notSent)))
+            }
+            return
+        }
+        let batch = state.withLock { state -> [Waiter] in
+            let batch = nextBatch(&state.waiting)
+            if batch.isEmpty { state.inFlight -= 1 }
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        Task { [self] in
+            let results = await send(batch.map(\.request))
+            var failure: SecureStoreError.Code?
+            for (index, waiter) in batch.enumerated() {
+                let result = index < results.count ? results[index] : .failure(Self.unanswered)
+                if result.failureCode == .unavailable { failure = .unavailable }
+                waiter.continuation.resume(returning: .answered(result))
+            }
+            finished(failing: failure, send: send)
+        }
+    }
+
+    /// Takes up to `maxBatch` waiting calls, oldest first, no two with the same key, out of `waiting`.
+    private func nextBatch(_ waiting: inout [Waiter]) -> [Waiter] {
+        guard !waiting.isEmpty else { return [] }
+        var batch: [Waiter] = []
+        var keys = Set<Key>()
+        var left: [Waiter] = []
+        for waiter in waiting {
+            if batch.count < maxBatch, keys.insert(key(waiter.request)).inserted {
+                batch.append(waiter)
+            } else {
+                left.append(waiter)
+            }
+        }
+        waiting = left
+        return batch
+    }
+
+    private static var cancelled: SecureStoreError {
+        SecureStoreError(
+            code: .unavailable,
+            message: "the call was cancelled while it waited to be sent; keep the session and "
+                + "try again")
+    }
+
+    private static var notSent: SecureStoreError {
+        SecureStoreError(
+            code: .unavailable,
+            message: "the database did not answer the statement sent before this call's, so it "
+                + "was not sent; keep the session and try again")
+    }
+
+    private static var unanswered: SecureStoreError {
+        SecureStoreError(code: .unavailable, message: "a batched statement returned no answer for this call; try again")
+    }
+}
+
+extension Result where Failure == SecureStoreError {
+    /// The failure's code, or `nil` for a success.
+    fileprivate var failureCode: SecureStoreError.Code? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+}

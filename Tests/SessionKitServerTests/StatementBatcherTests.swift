@@ -1,0 +1,170 @@
+import SecureStore
+import Synchronization
+import Testing
+
+@testable import SessionKitPostgres
+
+/// How `leaseIfDue` calls become few statements: a call goes out alone when fewer than the limit are out, and the
+/// calls that waited go out together. The statement here is a closure that records its batches and, when told,
+/// holds until released; the real statement is in "PostgresSessionStore leases on read".
+@Suite("Statement batcher")
+struct StatementBatcherTests {
+    typealias Batcher = StatementBatcher<Int, Int, String>
+
+    @Test("a call with nothing out goes out at once, alone; the calls that wait meanwhile go out as one batch")
+    func waitingCallsShareAStatement() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 100, key: { $0 })
+        let sends = Sends()
+        let first = Task { try await batcher.submit(0, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let rest = Task {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for request in 1...40 {
+                    group.addTask { (request, try await batcher.submit(request, send: sends.send)) }
+                }
+                return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+            }
+        }
+        try await Self.until { batcher.waitingCount == 40 }
+        sends.release()
+        #expect(try await first.value == "answer 0")
+        let answers = try await rest.value
+        #expect(
+            answers.count == 40 && answers.allSatisfy { $0.value == "answer \($0.key)" }, "each call its own answer")
+        #expect(sends.batches.map(\.count) == [1, 40])
+    }
+
+    @Test("two calls with the same key never share a statement, and no batch is larger than the most")
+    func keysAndSize() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 3, key: { $0 % 10 })
+        let sends = Sends()
+        let first = Task { try await batcher.submit(100, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let requests = [1, 11, 2, 3, 4, 21]
+        let rest = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for request in requests { group.addTask { try await batcher.submit(request, send: sends.send) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try await Self.until { batcher.waitingCount == requests.count }
+        sends.release()
+        _ = try await first.value
+        #expect(try await rest.value.count == requests.count)
+        for batch in sends.batches {
+            #expect(batch.count <= 3 && Set(batch.map { $0 % 10 }).count == batch.count, "batch \(batch)")
+        }
+        #expect(sends.batches.flatMap { $0 }.sorted() == ([100] + requests).sorted(), "each request sent once")
+    }
+
+    @Test("a statement the database never answered fails the waiting calls at once, with a retryable error")
+    func unavailableFailsTheWaiting() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 100, key: { $0 })
+        let sends = Sends(failing: SecureStoreError(code: .unavailable, message: "did not answer"))
+        let first = Task { try await batcher.submit(0, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let waiting = (1...5).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        try await Self.until { batcher.waitingCount == 5 }
+        sends.release()
+        await #expect(throws: SecureStoreError.self) { try await first.value }
+        for call in waiting {
+            let error = await #expect(throws: SecureStoreError.self) { try await call.value }
+            #expect(error?.code == .unavailable)
+        }
+        #expect(sends.batches.count == 1, "nothing more was sent to a database that did not answer")
+        // The next call goes out again.
+        sends.failure = nil
+        #expect(try await batcher.submit(7, send: sends.send) == "answer 7")
+    }
+
+    @Test(
+        "a waiting call that is cancelled leaves at once; a cancelled caller whose statement is out fails no one else")
+    func cancellation() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 100, key: { $0 })
+        let sends = Sends(failing: SecureStoreError(code: .unavailable, message: "cancelled"), whenCancelled: true)
+        let leader = Task { try await batcher.submit(0, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let leaving = Task { try await batcher.submit(1, send: sends.send) }
+        let staying = Task { try await batcher.submit(2, send: sends.send) }
+        try await Self.until { batcher.waitingCount == 2 }
+        leaving.cancel()
+        let left = await #expect(throws: SecureStoreError.self) { try await leaving.value }
+        #expect(left?.code == .unavailable && batcher.waitingCount == 1)
+        // The leader is cancelled while its own statement is out: it fails, the call that waits does not.
+        leader.cancel()
+        sends.release()
+        await #expect(throws: SecureStoreError.self) { try await leader.value }
+        #expect(try await staying.value == "answer 2")
+        #expect(sends.batches == [[0], [2]])
+    }
+
+    /// Waits until `condition` holds, for at most 5 s.
+    static func until(_ condition: () -> Bool) async throws {
+        let start = ContinuousClock.now
+        while !condition() {
+            try #require(ContinuousClock.now - start < .seconds(5), "timed out")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// The statement of these tests: records each batch; the first one holds until ``release()``.
+private final class Sends: Sendable {
+    private struct State {
+        var batches: [[Int]] = []
+        var held: [CheckedContinuation<Void, Never>] = []
+        var released = false
+        var failure: SecureStoreError?
+    }
+
+    private let state: Mutex<State>
+    private let whenCancelled: Bool
+
+    /// - Parameters:
+    ///   - failing: The failure of every statement, or, with `whenCancelled`, of a statement whose caller was
+    ///     cancelled.
+    init(failing: SecureStoreError? = nil, whenCancelled: Bool = false) {
+        state = Mutex(State(failure: failing))
+        self.whenCancelled = whenCancelled
+    }
+
+    var batches: [[Int]] { state.withLock { $0.batches } }
+
+    var failure: SecureStoreError? {
+        get { state.withLock { $0.failure } }
+        set { state.withLock { $0.failure = newValue } }
+    }
+
+    var send: StatementBatcher<Int, Int, String>.Send {
+        { [self] requests in await run(requests) }
+    }
+
+    private func run(_ requests: [Int]) async -> [Result<String, SecureStoreError>] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let go = state.withLock { state -> Bool in
+                state.batches.append(requests)
+                if state.released { return true }
+                state.held.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+        let failure = state.withLock { $0.failure }
+        if let failure, !whenCancelled || Task.isCancelled {
+            return requests.map { _ in .failure(failure) }
+        }
+        return requests.map { .success("answer \($0)") }
+    }
+
+    func waitForHeld(_ count: Int) async throws {
+        try await StatementBatcherTests.until { state.withLock { $0.held.count } >= count }
+    }
+
+    func release() {
+        let held = state.withLock { state in
+            state.released = true
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+}
