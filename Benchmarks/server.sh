@@ -117,6 +117,8 @@ distinct=$(cat "$work"/out.* | awk '$2 == "ok" { print $1, $3 }' | sort -u | wc 
 storm_wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
 echo "wall time: $elapsed ms (in the instances: $storm_wall ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
 echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6)"
+storm_cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
+echo "CPU of the $processes instances: $storm_cpu ms, $(echo "scale=3; $storm_cpu / $users" | bc) ms per renewed session"
 
 echo
 echo "-- 4. the provider floor: $users refresh grants straight at the emulator, $processes clients x $concurrency"
@@ -131,6 +133,8 @@ wait "${running[@]}"
 after=$(refreshes)
 cat "$work"/floor.*
 floor_wall=$(cat "$work"/floor.* | sed -n 's/.*floor wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+floor_cpu=$(cat "$work"/floor.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
+echo "CPU of the $processes clients: $floor_cpu ms, $(echo "scale=3; $floor_cpu / $users" | bc) ms per grant"
 echo "refresh requests: $((after - before)) (target $users); floor: $floor_wall ms; storm / floor: $(echo "scale=2; $storm_wall / $floor_wall" | bc) (target at most 1.5)"
 
 echo
