@@ -27,7 +27,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         let request = LeaseRequest(digest: try Self.digest(key), threshold: threshold, lease: lease)
         let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
         if let read = batched { return read }
-        let rows = try await call("reading an item") { [self] connection in
+        let rows = try await call("reading a held item") { [self] connection in
             try await execute(
                 connection,
                 PreparedStatements.LeaseIfDue(
@@ -45,8 +45,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         }
         let sorted = order.map { requests[$0] }
         do throws(SecureStoreError) {
-            let rows = try await call(requests.count == 1 ? "reading an item" : "reading items") {
-                [self] connection in
+            let rows = try await call("reading items") { [self] connection in
                 try await execute(
                     connection,
                     PreparedStatements.LeaseIfDueBatch(
