@@ -5,7 +5,8 @@ public import Hummingbird
 /// Gives each request of an app's own routes the user's session (``BFFRequestContext/session``), from the
 /// sealed session cookie, and records the visit for the idle timeout. It reads no store: a route that needs the
 /// user asks the session for credentials. A cookie past its lifetime or idle timeout gives no session (the
-/// session itself is ended when a back-end route sees it).
+/// session itself is ended when a back-end route sees it). The back end's own routes (``BackendForFrontend/addRoutes(to:)``)
+/// are passed through untouched: they read the cookie themselves.
 ///
 /// ```swift
 /// router.add(middleware: bff.sessionMiddleware())
@@ -25,6 +26,9 @@ public struct BFFSessionMiddleware<Context: BFFRequestContext>: RouterMiddleware
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // The back end's own routes read the cookie themselves: opening it here too would cost every forwarded
+        // request a second parse and AES-GCM open.
+        if bff.ownsRoute(request.uri.path) { return try await next(request, context) }
         var context = context
         var refresh: String?
         if var cookie = bff.cookies.session(in: request), cookie.ended(at: .now) == nil {

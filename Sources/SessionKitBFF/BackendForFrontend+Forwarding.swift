@@ -129,6 +129,12 @@ extension BackendForFrontend {
     /// Sets the upstream request's authorization for `credentials`: a bearer token, or a DPoP-bound token with a
     /// fresh proof for the request's method and URL (and the upstream's last nonce).
     func authorize(_ outgoing: inout HTTPClientRequest, with credentials: Credentials) async throws(SessionKitError) {
+        // A bearer token needs no proof, so no parse of the URL (AsyncHTTPClient parses it anyway).
+        guard credentials.isDPoPBound else {
+            let bearer = "Bearer " + credentials.accessToken.unsafeRawValue
+            outgoing.headers.replaceOrAdd(name: "Authorization", value: bearer)
+            return
+        }
         guard let url = URL(string: outgoing.url) else {
             throw SessionKitError(code: .invalidInput, message: "the upstream URL cannot be parsed")
         }

@@ -24,6 +24,17 @@ extension BackendForFrontend {
         }
     }
 
+    /// Whether `path` is one of the routes ``addRoutes(to:)`` adds: `<prefix>/auth/...` or under a forwarding
+    /// mount. Such routes read the session cookie themselves, so ``BFFSessionMiddleware`` leaves them alone.
+    func ownsRoute(_ path: String) -> Bool {
+        let path = path.utf8
+        if path.starts(with: authRoutes.utf8) { return true }
+        return forwardingMounts.contains { mount in
+            path.starts(with: mount.utf8)
+                && (path.count == mount.utf8.count || path.dropFirst(mount.utf8.count).first == UInt8(ascii: "/"))
+        }
+    }
+
     /// The path of the sign-in route, as the JSON answers name it for the front end.
     var signInPath: String { configuration.prefix + "/auth/login" }
 

@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import SecureStore
 import SessionKit
-import SessionKitBFF
 import SessionKitPostgres
 import SessionKitServer
 import Testing
+
+@testable import SessionKitBFF
 
 /// Configuration mistakes are refused when the back end is made, with what to change; nothing falls back.
 @Suite("BFF configuration")
@@ -33,6 +34,31 @@ struct ConfigurationTests {
         } catch {
             return nil
         }
+    }
+
+    @Test("the session middleware leaves the back end's own routes alone, and only them")
+    func ownRoutes() async throws {
+        let provider = ProviderClient(
+            configuration: try ProviderConfiguration(issuer: URL(string: "https://id.example.com/")!, clientID: "app"))
+        var configuration = try BackendForFrontend.Configuration(
+            publicURL: URL(string: "http://127.0.0.1:8080")!, prefix: "/bff",
+            upstream: URL(string: "http://127.0.0.1:9000/")!)
+        configuration.remoteAPIs = [
+            try .init(path: "/payments", upstream: URL(string: "http://127.0.0.1:9001/")!, audience: "payments")
+        ]
+        let bff = try BackendForFrontend(
+            configuration: configuration,
+            sessions: SessionDirectory(provider: provider, store: MemoryStore(service: "tests.bff.routes")),
+            cookieSecret: SymmetricKey(size: .bits256))
+        for owned in ["/bff/auth/login", "/bff/auth/me", "/bff/api", "/bff/api/orders/1", "/bff/payments/x"] {
+            #expect(bff.ownsRoute(owned), "\(owned)")
+        }
+        for app in [
+            "/", "/orders", "/bff", "/bff/apix", "/bff/paymentsx/1", "/api/orders", "/bff/authx", "/auth/login",
+        ] {
+            #expect(!bff.ownsRoute(app), "\(app)")
+        }
+        try await bff.shutdown()
     }
 
     @Test("plain http off loopback, a bad prefix, a bad upstream or anti-forgery header: refused, saying why")
