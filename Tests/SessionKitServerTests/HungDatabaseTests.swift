@@ -100,4 +100,43 @@ struct HungDatabaseTests {
             #expect(renewed.isValid(now: Date()))
         }
     }
+
+    @Test("frozen with 30 first reads at once: all answered at the store's deadline, not one after another")
+    func batchedReadsAnsweredAtTheDeadline() async throws {
+        try await LiveEmulator.with { emulator in
+            let (first, _, expired) = try await Self.setUp(
+                emulator, valid: 0, expired: 30, callTimeout: .seconds(1))
+            // Another instance, which has read none of them: its first calls read the store.
+            let directory = SessionDirectory(provider: first.provider, store: first.store)
+            let frozen = try FrozenPostgres.freeze()
+            var thawed = false
+            defer { if !thawed { frozen.thaw() } }
+            let start = ContinuousClock.now
+            // One read goes out and hangs; the others wait for it, and are answered when it gives up.
+            let answers = await withTaskGroup(of: (SessionKitError?, Duration).self) { group in
+                for id in expired {
+                    group.addTask {
+                        do throws(SessionKitError) {
+                            _ = try await directory.credentials(for: id)
+                            return (nil, ContinuousClock.now - start)
+                        } catch {
+                            return (error, ContinuousClock.now - start)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let slowest = answers.map(\.1).max() ?? .zero
+            #expect(answers.allSatisfy { $0.0?.code == .storeUnavailable }, "\(answers.map { $0.0?.code })")
+            #expect(slowest < .milliseconds(1800), "the last answer came after \(slowest), a deadline after another")
+            // The calls that waited were never sent to the database that had not answered the one before.
+            let unsent = answers.filter { $0.0?.message.contains("so it was not sent") == true }.count
+            #expect(unsent >= expired.count - 2, "\(unsent) of \(expired.count) calls answered without being sent")
+            frozen.thaw()
+            thawed = true
+            for id in expired {
+                #expect(try await directory.credentials(for: id).isValid(now: Date()), "kept, and renewed")
+            }
+        }
+    }
 }
