@@ -40,6 +40,9 @@ package enum HTTPClientExchange {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.timeout.connect = .seconds(10)
+        // Idle connections close before the servers' own keep-alive ends (5 s in uvicorn and Node.js): a request
+        // sent on a connection the server is closing at that moment fails without reaching it.
+        configuration.connectionPool = .init(idleTimeout: .seconds(4))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
