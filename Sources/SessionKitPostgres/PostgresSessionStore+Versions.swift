@@ -2,6 +2,7 @@ public import Foundation
 import NIOCore
 import PostgresNIO
 public import SecureStore
+import Synchronization
 
 extension PostgresSessionStore: VersionedSecureStore {
     /// The item under `key`, its row's generation (`0` when there is no row) and lease: one statement.
@@ -27,6 +28,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         let request = LeaseRequest(digest: try Self.digest(key), threshold: threshold, lease: lease)
         let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
         if let read = batched { return read }
+        heldRowReads.add(1, ordering: .relaxed)
         let rows = try await call("reading a held item") { [self] connection in
             try await execute(
                 connection,

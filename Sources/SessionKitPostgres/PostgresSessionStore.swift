@@ -64,6 +64,10 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// `leaseIfDue` calls, sent together when they wait: one statement out at a time (it never waits for a row
     /// lock), each answered with its read or `nil` when its row was held.
     let leaseReads: StatementBatcher<LeaseRequest, ByteBuffer, LeasedRead?>
+    /// How many of those reads met their row held by another statement and were sent again alone.
+    let heldRowReads = Atomic<Int>(0)
+    /// ``heldRowReads`` now, for tests that count statements.
+    var heldRowReadCount: Int { heldRowReads.load(ordering: .relaxed) }
 
     /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
     /// monitoring, and for tests that check a path makes no round trip.
