@@ -2,7 +2,14 @@ import AsyncHTTPClient
 package import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import SecureStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One HTTP exchange on AsyncHTTPClient, with redirects disabled: what SessionKit's `AsyncHTTPClientTransport`
 /// sends its requests with on Linux.
@@ -27,6 +34,19 @@ package enum HTTPClientExchange {
         case bodyTooLarge(underlying: any Error)
         /// Any other failure to reach the server or read its answer.
         case unreachable(underlying: any Error)
+
+        /// Why the server could not be reached, in words that hold no URL, header or body: for NIO's channel
+        /// errors their case ("ChannelError.ioOnClosedChannel"), for a failed system call the system's words
+        /// ("Connection refused"), else the error's type.
+        package static func reason(_ error: any Error) -> String {
+            switch error {
+            case let error as ChannelError: "ChannelError.\(error)"
+            case let error as IOError: String(cString: strerror(error.errnoCode))
+            case let error as NIOConnectionError:
+                error.connectionErrors.first.map { reason($0.error) } ?? "NIOConnectionError"
+            default: String(describing: type(of: error))
+            }
+        }
     }
 
     /// An answer: status, header fields in order, whole body.

@@ -57,7 +57,7 @@
             case .unreachable(let underlying):
                 SessionKitError(
                     code: .networkFailure,
-                    message: "could not reach \(host) (\(String(describing: type(of: underlying)))); "
+                    message: "could not reach \(host) (\(HTTPClientExchange.Failure.reason(underlying))); "
                         + "check the network, the session is kept",
                     underlyingError: underlying
                 )
