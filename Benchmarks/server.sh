@@ -112,11 +112,12 @@ elapsed=$(($(milliseconds) - start))
 after=$(refreshes)
 cat "$work"/summary.*
 statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
+checks=$(cat "$work"/summary.* | sed -n 's/.*commit checks: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
 ok=$(cat "$work"/out.* | grep -c ' ok ' || true)
 distinct=$(cat "$work"/out.* | awk '$2 == "ok" { print $1, $3 }' | sort -u | wc -l)
 storm_wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
 echo "wall time: $elapsed ms (in the instances: $storm_wall ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
-echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6)"
+echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6), of which $checks confirm a write's commit"
 storm_cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 echo "CPU of the $processes instances: $storm_cpu ms, $(echo "scale=3; $storm_cpu / $users" | bc) ms per renewed session"
 

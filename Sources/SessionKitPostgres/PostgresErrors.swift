@@ -66,6 +66,13 @@ enum PostgresErrors {
 
     static func map(_ error: any Error, while action: String) -> SecureStoreError {
         if let error = error as? SecureStoreError { return error }
+        if let unconfirmed = error as? CommitUnconfirmed {
+            return SecureStoreError(
+                code: .unavailable,
+                message: "\(action): PostgreSQL answered, but the connection failed before the commit was confirmed, "
+                    + "so the change may not have been saved; keep the session, read it again and try again",
+                underlyingError: unconfirmed.underlying)
+        }
         if let transaction = error as? PostgresTransactionError,
             let cause = transaction.closureError ?? transaction.beginError ?? transaction.commitError
         {

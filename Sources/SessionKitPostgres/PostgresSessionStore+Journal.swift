@@ -24,7 +24,7 @@ extension PostgresSessionStore {
         let digest = try Self.digest(key)
         guard let data else {
             try await call("removing a journal entry") { [self] connection in
-                _ = try await execute(
+                _ = try await executeCommitted(
                     connection, "DELETE FROM sessionkit_journal WHERE service = \(service) AND key_digest = \(digest)")
             }
             return
@@ -32,7 +32,7 @@ extension PostgresSessionStore {
         let sealed = try sealer.seal(data, purpose: .journalValue, keyDigest: Data(digest.readableBytesView))
         let keyID = sealer.keys.current.id
         try await call("writing a journal entry") { [self] connection in
-            _ = try await execute(
+            _ = try await executeCommitted(
                 connection,
                 """
                 INSERT INTO sessionkit_journal (service, key_digest, sealed, key_id)

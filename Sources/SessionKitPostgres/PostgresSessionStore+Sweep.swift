@@ -32,7 +32,7 @@ extension PostgresSessionStore: SecureStoreSweeping {
                 DELETE FROM sessionkit_journal WHERE service = \(service)
                     AND updated_at < now() - make_interval(secs => \(seconds))
                 """)
-            let rows = try await execute(
+            let rows = try await executeCommitted(
                 connection,
                 """
                 WITH swept AS (

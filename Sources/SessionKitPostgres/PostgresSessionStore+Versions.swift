@@ -30,11 +30,12 @@ extension PostgresSessionStore: VersionedSecureStore {
         if let read = batched { return read }
         heldRowReads.add(1, ordering: .relaxed)
         let rows = try await call("reading a held item") { [self] connection in
-            try await execute(
+            try await executeCommitted(
                 connection,
                 PreparedStatements.LeaseIfDue(
                     service: service, digest: request.digest, threshold: request.threshold,
-                    owner: request.lease.owner, until: request.lease.until))
+                    owner: request.lease.owner, until: request.lease.until),
+                wrote: { rows in try rows.contains { try Self.flag($0, at: 5) } })
         }
         return try leasedRead(rows.first, digest: request.digest)
     }
@@ -47,12 +48,14 @@ extension PostgresSessionStore: VersionedSecureStore {
         }
         let sorted = order.map { requests[$0] }
         do throws(SecureStoreError) {
+            // Confirmed committed when it leased anything: a lease reported taken is acted on (a grant is sent).
             let rows = try await call("reading items") { [self] connection in
-                try await execute(
+                try await executeCommitted(
                     connection,
                     PreparedStatements.LeaseIfDueBatch(
                         service: service, digests: sorted.map(\.digest), thresholds: sorted.map(\.threshold),
-                        owners: sorted.map(\.lease.owner), untils: sorted.map(\.lease.until)))
+                        owners: sorted.map(\.lease.owner), untils: sorted.map(\.lease.until)),
+                    wrote: { rows in try rows.contains { try Self.flag($0, at: 5) } })
             }
             var answers = [Result<LeasedRead?, SecureStoreError>](
                 repeating: .success(LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased)),
@@ -76,6 +79,11 @@ extension PostgresSessionStore: VersionedSecureStore {
         } catch {
             return Array(repeating: .failure(error), count: requests.count)
         }
+    }
+
+    /// The boolean in `column` of `row` (0-based): whether a lease was taken, or a write made.
+    private static func flag(_ row: PostgresRow, at column: Int) throws -> Bool {
+        try row.makeRandomAccess()[column].decode(Bool.self)
     }
 
     /// A row of ``PreparedStatements/LeaseIfDue`` (or of the batch), opened; no row: no item.
@@ -106,7 +114,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         guard let data else {
             let payload = notification(digest, own: true)
             let rows = try await call("replacing an item") { [self] connection in
-                try await execute(
+                try await executeCommitted(
                     connection,
                     """
                     WITH deleted AS (
@@ -114,7 +122,7 @@ extension PostgresSessionStore: VersionedSecureStore {
                         WHERE service = \(service) AND key_digest = \(digest) AND generation = \(expected)
                         RETURNING 1)
                     SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM deleted
-                    """)
+                    """, wrote: { !$0.isEmpty })
             }
             return rows.isEmpty ? .refused(current: nil) : .written(version: 0)
         }
@@ -128,14 +136,16 @@ extension PostgresSessionStore: VersionedSecureStore {
             announcement: announcement(digest, keyID: keyID, sealed: sealed), dueAt: dueAt)
         guard version != 0 else {
             let rows = try await call("replacing an item") { [self] connection in
-                try await execute(connection, PreparedStatements.InsertItem(write: write))
+                try await executeCommitted(connection, PreparedStatements.InsertItem(write: write)) { !$0.isEmpty }
             }
             guard let row = rows.first else { return .refused(current: nil) }
             let (generation) = try decodeRow(row, as: (Int64).self)
             return .written(version: UInt64(generation))
         }
         let rows = try await call("replacing an item") { [self] connection in
-            try await execute(connection, PreparedStatements.UpdateItem(write: write, expected: expected))
+            try await executeCommitted(connection, PreparedStatements.UpdateItem(write: write, expected: expected)) {
+                rows in try rows.first.map { try Self.flag($0, at: 5) } ?? false
+            }
         }
         // No row in the snapshot: deleted, or deleted and written again since; a read tells.
         guard let row = rows.first else { return .refused(current: nil) }

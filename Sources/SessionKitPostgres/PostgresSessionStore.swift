@@ -68,10 +68,18 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     let heldRowReads = Atomic<Int>(0)
     /// ``heldRowReads`` now, for tests that count statements.
     var heldRowReadCount: Int { heldRowReads.load(ordering: .relaxed) }
+    /// How many statements confirmed the commit of a write before it was reported done (`executeCommitted`).
+    let commitChecks = Atomic<Int>(0)
 
-    /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included): for
-    /// monitoring, and for tests that check a path makes no round trip.
+    /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included, and the
+    /// ``commitCheckCount`` statements that confirm a write's commit): for monitoring, and for tests that check a
+    /// path makes no round trip.
     public var statementCount: Int { statements.load(ordering: .relaxed) }
+
+    /// How many of ``statementCount`` confirmed that a write was committed before it was reported done: a write
+    /// outside a transaction is committed only after PostgreSQL has answered it, so one more round trip follows
+    /// each write that changed something.
+    public var commitCheckCount: Int { commitChecks.load(ordering: .relaxed) }
 
     /// The NOTIFY channel every write and delete is announced on.
     public static let notificationChannel = "sessionkit_items"
@@ -148,7 +156,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         // One statement, so one implicit transaction: the advisory lock makes it wait for an `update` of the
         // same key in progress (which may be about to insert the row) instead of being overwritten by it.
         try await call("writing an item") { [self] connection in
-            _ = try await execute(
+            _ = try await executeCommitted(
                 connection,
                 """
                 WITH lock AS (SELECT pg_advisory_xact_lock(\(lock))),
@@ -171,7 +179,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         let digest = try Self.digest(key)
         let payload = notification(digest, own: true)
         try await call("deleting an item") { [self] connection in
-            _ = try await execute(
+            _ = try await executeCommitted(
                 connection,
                 """
                 WITH deleted AS (
@@ -186,7 +194,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     public func deleteAll() async throws(SecureStoreError) {
         let payload = service + ":*"
         try await call("deleting the service's items") { [self] connection in
-            _ = try await execute(
+            _ = try await executeCommitted(
                 connection,
                 """
                 WITH items AS (DELETE FROM sessionkit_items WHERE service = \(service) RETURNING 1),

@@ -36,10 +36,12 @@ final class LoadRun: Sendable {
         var lines = [String](repeating: "", count: ids.count)
         var latencies: [Duration] = []
         var statements = 0
+        var commitChecks = 0
         var wall = Duration.zero
         var cpu = 0
         for _ in 0..<settings.rounds {
             let before = settings.store.statementCount
+            let checksBefore = settings.store.commitCheckCount
             let cpuBefore = Memory.cpuMilliseconds()
             let started = ContinuousClock.now
             latencies = []
@@ -50,6 +52,7 @@ final class LoadRun: Sendable {
             wall = ContinuousClock.now - started
             cpu = Memory.cpuMilliseconds() - cpuBefore
             statements = settings.store.statementCount - before
+            commitChecks = settings.store.commitCheckCount - checksBefore
         }
         if let holdFile = settings.holdFile {
             FileHandle.standardOutput.write(Data("held\n".utf8))
@@ -76,7 +79,8 @@ final class LoadRun: Sendable {
         let summary = [
             "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(Self.milliseconds(latencies, 0.5)) ms",
             "p99: \(Self.milliseconds(latencies, 0.99)) ms", "wall: \(Self.milliseconds([wall], 1)) ms",
-            "cpu: \(cpu) ms", "statements: \(statements)", "cached: \(directory.cachedCount)",
+            "cpu: \(cpu) ms", "statements: \(statements)", "of which commit checks: \(commitChecks)",
+            "cached: \(directory.cachedCount)",
             "resident before: \(residentBefore / 1024) KiB", "resident after: \(Memory.resident() / 1024) KiB",
             "peak resident: \(Memory.peakResident() / 1024) KiB",
             "calls by operation (whole run): \(callsByOperation())",

@@ -148,14 +148,18 @@ struct PostgresDirectoryTests {
             let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
             let before = instances.map(\.store.statementCount)
             let heldBefore = instances.map(\.store.heldRowReadCount)
+            let checksBefore = instances.map(\.store.commitCheckCount)
             let tokens = try await Self.askAtOnce(instances, for: id, callers: 20)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
             let sent = zip(instances, before).map { $0.store.statementCount - $1 }
             let held = zip(instances, heldBefore).map { $0.store.heldRowReadCount - $1 }
+            let checks = zip(instances, checksBefore).map { $0.store.commitCheckCount - $1 }.reduce(0, +)
             #expect(held.allSatisfy { $0 <= 1 }, "held rows read again per instance: \(held)")
             let (total, extra) = (sent.reduce(0, +), held.reduce(0, +))
-            #expect(total == 5 + extra, "statements per instance: \(sent), held rows read again: \(held)")
+            // The lease taken and the commit are each confirmed committed by one more statement.
+            #expect(checks == 2, "commits confirmed: \(checks)")
+            #expect(total == 5 + extra + checks, "statements per instance: \(sent), held rows read again: \(held)")
         }
     }
 
@@ -174,9 +178,12 @@ struct PostgresDirectoryTests {
             fresh.follower.cancel()
             let renewed = try await instances[0].directory.credentials(for: id)
             time.advance(by: (renewed.expiresAt ?? Date()).timeIntervalSince(time.clock.now()) + 1)
-            let before = fresh.store.statementCount
+            let (before, checksBefore) = (fresh.store.statementCount, fresh.store.commitCheckCount)
             #expect(try await fresh.directory.credentials(for: id, minTTL: 60) != renewed)
-            #expect(fresh.store.statementCount - before == 2, "the read that leased it, and the commit")
+            #expect(fresh.store.commitCheckCount - checksBefore == 2)
+            #expect(
+                fresh.store.statementCount - before == 4,
+                "the read that leased it and the commit, each with the statement that confirms its commit")
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 2)
         }
     }
@@ -187,10 +194,13 @@ struct PostgresDirectoryTests {
             let id = try await a.directory.create(credentials)
             let lifetime = try #require(credentials.expiresAt).timeIntervalSince(credentials.receivedAt)
             try await emulator.controls.resetRequestCounts()
-            let before = b.store.statementCount
+            let (before, checksBefore) = (b.store.statementCount, b.store.commitCheckCount)
             // As fresh as the provider gives: it serves a minTTL longer than its lifetime (see `satisfies`).
             #expect(try await b.directory.credentials(for: id, minTTL: lifetime + 60) == credentials)
-            #expect(b.store.statementCount - before == 2, "the read that leased it, and the write that ended the lease")
+            #expect(b.store.commitCheckCount - checksBefore == 2)
+            #expect(
+                b.store.statementCount - before == 4,
+                "the read that leased it and the write that ended the lease, each with the statement that confirms it")
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0)
             let stored = try await b.store.versionedData(forKey: b.directory.manager(for: id).storeKey)
             #expect(stored.lease == nil, "no lease left to hold other instances back")

@@ -88,7 +88,7 @@ struct TLSTests {
         // A server that offers no TLS: a proxy that answers the TLS request with 'N', as such a server does.
         let url = try #require(TestPostgres.url)
         let database = try #require(URLComponents(string: url))
-        let proxy = try RefuseTLSProxy(upstreamPort: try #require(database.port))
+        let proxy = try ProxyProcess(script: "refuse-tls-proxy.py", arguments: ["\(try #require(database.port))"])
         defer { proxy.stop() }
         let fallen = try store("prefer", port: proxy.port)
         #expect(try await !encrypted(fallen), "the connection through the proxy is plaintext")
@@ -107,42 +107,5 @@ struct TLSTests {
         let otherName = await storeError { _ = try await store("verify-full", trusted: true).raw("SELECT 1") }
         #expect(otherName?.code == .permissionDenied, "\(otherName?.message ?? "no error")")
         #expect(try await encrypted(store("verify-ca", trusted: true)))
-    }
-}
-
-/// `scripts/refuse-tls-proxy.py` in a process of its own: a loopback port where PostgreSQL offers no TLS.
-final class RefuseTLSProxy {
-    let port: Int
-    private let process: Process
-
-    init(upstreamPort: Int) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", root.appendingPathComponent("scripts/refuse-tls-proxy.py").path, "\(upstreamPort)",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            throw SecureStoreError(code: .unavailable, message: "the TLS-refusing proxy did not start")
-        }
-        self.port = port
-    }
-
-    /// Ends the proxy with SIGKILL: it inherits the test process's ignored SIGTERM, so `terminate()` would not.
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }

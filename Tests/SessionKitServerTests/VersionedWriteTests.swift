@@ -60,7 +60,7 @@ struct VersionedWriteTests {
         #expect(try await ChangesTests.first(1, of: own).first?.isOwnWrite == true)
     }
 
-    @Test("a forced renewal of a session held here: the lease and the commit, one statement each, and no read")
+    @Test("a forced renewal of a session held here: the lease and the commit, each confirmed, and no read")
     func renewalStatements() async throws {
         try await LiveEmulator.with { emulator in
             let store = try await TestPostgres.store()
@@ -70,9 +70,11 @@ struct VersionedWriteTests {
             try await manager.store(
                 try await manager.provider.signIn(
                     username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword)))
-            let before = store.statementCount
+            let (before, checksBefore) = (store.statementCount, store.commitCheckCount)
             let renewed = try await manager.renew()
-            #expect(store.statementCount - before == 2, "statements: \(store.statementCount - before)")
+            // Each write, and the statement that confirms its commit.
+            #expect(store.statementCount - before == 4, "statements: \(store.statementCount - before)")
+            #expect(store.commitCheckCount - checksBefore == 2)
             #expect(try await manager.storedCredentials() == renewed)
             // Written where another reader finds it.
             let other = SessionManager(provider: manager.provider, store: store, account: "alice")

@@ -85,6 +85,10 @@ public struct LeasedRead: Sendable, Hashable {
 /// because another instance took it first costs no read either. Its first call for a session reads and, when the
 /// session is due for renewal, leases it in the same statement (``leaseIfDue(forKey:dueBy:lease:)``), so that
 /// several instances meeting an expired session at once send one statement each and renew it once.
+///
+/// A lease taken by a read lives beside the item, where only ``versionedData(forKey:)``, ``leaseIfDue(forKey:dueBy:lease:)``
+/// and a refused ``replace(forKey:ifVersion:with:dueAt:)`` show it: `update(forKey:_:)` and `setData(_:forKey:)` end it
+/// unseen, so a writer that honours leases writes only with ``replace(forKey:ifVersion:with:dueAt:)``.
 public protocol VersionedSecureStore: AsyncSecureStore {
     /// The item under `key` and its version (`0`, with no data, when there is none).
     func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem

@@ -113,18 +113,19 @@ extension SessionManager {
     /// store still holds the version it was read at: one round trip. A refused write brings the stored record
     /// back with it, and the transform runs again on that, so a lease that another instance took first costs
     /// nothing more. A transform that declines to write on the record in memory is asked again about the stored
-    /// record, read for it, unless the store's announcements keep the record in memory current. Under heavy contention, after a few refusals, and with any
-    /// other store, the transform runs in the store's atomic update.
+    /// record, read for it, unless the store's announcements keep the record in memory current. A versioned store
+    /// is only ever written this way: its leases taken by reads live beside the record, where only its versioned
+    /// reads and refusals show them, so a transform run in its plain `update` could write over another instance's
+    /// lease. After ``maximumRefusals`` refusals in a row the call fails with a retryable error. With any other
+    /// store, the transform runs in the store's atomic update.
     ///
     /// - Returns: The record now stored: the transform's result, or the unchanged stored record.
     @discardableResult
     func updateRecord(_ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?)
         async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)
     {
-        if let versioned = store as? any VersionedSecureStore,
-            let outcome = try await replaceRecord(in: versioned, transform)
-        {
-            return outcome
+        if let versioned = store as? any VersionedSecureStore {
+            return try await replaceRecord(in: versioned, transform)
         }
         var outcome = (record: SessionRecord(), changed: false)
         do {
@@ -153,11 +154,11 @@ extension SessionManager {
         return outcome
     }
 
-    /// The conditional writes of ``updateRecord(_:)``; `nil` after `maximumRefusals` refused writes in a row.
+    /// The conditional writes of ``updateRecord(_:)``; a retryable error after ``maximumRefusals`` refused writes in
+    /// a row.
     private func replaceRecord(
         in versioned: any VersionedSecureStore, _ transform: (SessionRecord) throws(SessionKitError) -> SessionRecord?
-    ) async throws(SessionKitError) -> (record: SessionRecord, changed: Bool)? {
-        let maximumRefusals = 3
+    ) async throws(SessionKitError) -> (record: SessionRecord, changed: Bool) {
         var candidate = cache.withLock { $0 }
         // Whether a transform that declines on `candidate` is right to: it came from the store during this update
         // (a read or a refusal), or the store's announcements are being followed, which keep the record in memory
@@ -165,7 +166,7 @@ extension SessionManager {
         // which the transforms check).
         var confirmed = listening?.isListening == true
         var refusals = 0
-        while refusals < maximumRefusals {
+        while refusals < Self.maximumRefusals {
             guard let current = candidate, let version = current.storeVersion else {
                 candidate = try await loadRecord()
                 confirmed = true
@@ -200,8 +201,15 @@ extension SessionManager {
             }
             refusals += 1
         }
-        return nil
+        throw SessionKitError(
+            code: .storeUnavailable,
+            message: "the session's record changed \(Self.maximumRefusals) times while this write was tried again; "
+                + "nothing was written and the session is kept; try again")
     }
+
+    /// How many refused conditional writes in a row ``updateRecord(_:)`` takes before it fails: each refusal means
+    /// another writer changed the record in between, and brings its new version back.
+    static let maximumRefusals = 8
 
     /// Caches `record`, read from or written to a versioned store, unless the record in memory is newer: a read
     /// or a write and an announcement may cross, and a record announced while the call was under way is newer

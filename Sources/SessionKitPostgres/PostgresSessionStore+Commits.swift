@@ -1,0 +1,67 @@
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+extension PostgresSessionStore {
+    /// Runs a statement that writes, and returns its rows once PostgreSQL has committed it, when `wrote` says from
+    /// its rows that it wrote something (always, by default).
+    ///
+    /// PostgresNIO sends every statement in the extended query protocol, where a statement outside a transaction
+    /// block is committed only when the server reads the `Sync` that follows it: after it has sent the statement's
+    /// rows and `CommandComplete`, which end the call for PostgresNIO. A server stopped in between (a restart in the
+    /// middle of a renewal storm) has answered the statement and rolls it back. So a write is reported done only
+    /// once the next statement on its connection is answered, which the server reads after that `Sync`: one more
+    /// round trip (``PreparedStatements/ConfirmCommit``). When it fails, the write may or may not have been saved,
+    /// and the call fails with a retryable error that says so.
+    func executeCommitted<Statement: PostgresPreparedStatement>(
+        _ connection: PostgresConnection, _ statement: Statement, wrote: ([PostgresRow]) throws -> Bool = { _ in true }
+    ) async throws -> [PostgresRow] where Statement.Row == PostgresRow {
+        let rows = try await execute(connection, statement)
+        if try wrote(rows) { try await confirmCommitted(connection) }
+        return rows
+    }
+
+    /// ``executeCommitted(_:_:wrote:)`` for a statement that is not prepared.
+    func executeCommitted(
+        _ connection: PostgresConnection, _ query: PostgresQuery, wrote: ([PostgresRow]) throws -> Bool = { _ in true }
+    ) async throws -> [PostgresRow] {
+        let rows = try await execute(connection, query)
+        if try wrote(rows) { try await confirmCommitted(connection) }
+        return rows
+    }
+
+    /// Waits until the statement last answered on `connection` is committed: ``PreparedStatements/ConfirmCommit``
+    /// is sent only after the server's `ReadyForQuery`, which follows the commit.
+    ///
+    /// A connection already closed is not asked: PostgresNIO (1.33) never answers a statement written to a closed
+    /// channel, which would hold the call to its deadline. A close that comes in the moment between the check and
+    /// the write is still bounded by the call's deadline.
+    private func confirmCommitted(_ connection: PostgresConnection) async throws {
+        commitChecks.add(1, ordering: .relaxed)
+        guard !connection.isClosed else { throw CommitUnconfirmed(underlying: nil) }
+        do {
+            _ = try await execute(connection, PreparedStatements.ConfirmCommit())
+        } catch {
+            throw CommitUnconfirmed(underlying: error)
+        }
+    }
+}
+
+extension PreparedStatements {
+    /// The statement that confirms the commit of the one before it on the same connection
+    /// (`executeCommitted`): any statement would; this one costs the server nothing.
+    struct ConfirmCommit: PostgresPreparedStatement {
+        static let sql = "SELECT 1"
+        typealias Row = PostgresRow
+
+        func makeBindings() -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+    }
+}
+
+/// A write was answered, but its commit could not be confirmed: the connection failed before the next statement
+/// was answered. The write may or may not have been saved.
+struct CommitUnconfirmed: Error {
+    /// The confirming statement's error; `nil` when the connection was closed before it was sent.
+    let underlying: (any Error)?
+}
