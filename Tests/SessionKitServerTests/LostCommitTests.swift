@@ -8,7 +8,7 @@ import Testing
 @testable import SessionKitPostgres
 @testable import SessionKitServer
 
-/// A statement PostgreSQL answered and then never committed (`scripts/lost-commit-proxy.py`): what a server shut
+/// A statement PostgreSQL answered and then never committed (`scripts/postgres-proxy.py`): what a server shut
 /// down between a statement's answer and its commit leaves behind, as `pg_ctl restart` in the middle of a renewal
 /// storm did in CI (a lease reported taken was not in the table; another instance took it, and the refresh token
 /// went to the provider twice). Whatever the store reports done must be in the table.
@@ -23,7 +23,7 @@ struct LostCommitTests {
     /// containing `pattern`, and the proxy (to stop).
     static func proxied(service: String, losing pattern: String) async throws -> (PostgresSessionStore, ProxyProcess) {
         let database = try TestPostgres.configuration()
-        let proxy = try ProxyProcess(script: "lost-commit-proxy.py", arguments: ["\(database.port)", pattern])
+        let proxy = try ProxyProcess(arguments: ["\(database.port)", pattern])
         let store = try await TestPostgres.store(service: service) {
             $0.port = proxy.port
             $0.tls = .disable

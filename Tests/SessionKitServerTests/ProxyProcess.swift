@@ -5,19 +5,19 @@ import SecureStore
     import Glibc
 #endif
 
-/// One of the loopback proxies to PostgreSQL in `scripts/` (`refuse-tls-proxy.py`, `lost-commit-proxy.py`), in a
-/// process of its own: it prints the port it listens on, then serves until stopped.
+/// `scripts/postgres-proxy.py` in a process of its own: a loopback port where PostgreSQL offers no TLS and, when
+/// asked, loses one commit. It prints the port it listens on, then serves until stopped.
 final class ProxyProcess {
     let port: Int
     private let process: Process
 
-    /// Starts `scripts/<script>` with `arguments` and waits for its port.
-    init(script: String, arguments: [String]) throws {
+    /// Starts the proxy with `arguments` (the upstream port, and a pattern to lose a commit) and waits for its port.
+    init(arguments: [String]) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("scripts/\(script)").path] + arguments
+        process.arguments = ["python3", root.appendingPathComponent("scripts/postgres-proxy.py").path] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -30,7 +30,7 @@ final class ProxyProcess {
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         else {
             kill(process.processIdentifier, SIGKILL)
-            throw SecureStoreError(code: .unavailable, message: "the proxy \(script) did not start")
+            throw SecureStoreError(code: .unavailable, message: "scripts/postgres-proxy.py did not start")
         }
         self.port = port
     }

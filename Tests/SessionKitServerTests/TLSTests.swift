@@ -88,7 +88,7 @@ struct TLSTests {
         // A server that offers no TLS: a proxy that answers the TLS request with 'N', as such a server does.
         let url = try #require(TestPostgres.url)
         let database = try #require(URLComponents(string: url))
-        let proxy = try ProxyProcess(script: "refuse-tls-proxy.py", arguments: ["\(try #require(database.port))"])
+        let proxy = try ProxyProcess(arguments: ["\(try #require(database.port))"])
         defer { proxy.stop() }
         let fallen = try store("prefer", port: proxy.port)
         #expect(try await !encrypted(fallen), "the connection through the proxy is plaintext")

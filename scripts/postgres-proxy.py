@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""A loopback TCP proxy to PostgreSQL that loses one commit after its statement was answered, as a server shut
-down at the wrong moment does.
+"""A loopback TCP proxy to PostgreSQL for the SessionKitServer tests. Nothing but the standard library.
 
-In the extended query protocol (PostgresNIO's, for every statement), a statement outside a transaction block is
-committed when the server reads the Sync message that follows it, after it has sent the statement's rows and
-CommandComplete. A server stopped in between (`pg_ctl restart -m fast` in the middle of a renewal storm) has
-answered the statement, and rolls it back.
+Usage: scripts/postgres-proxy.py UPSTREAM_PORT [LOSE_COMMIT_PATTERN]
+Prints the port it listens on (127.0.0.1, chosen by the kernel) on one line, then serves until killed.
 
-Usage: scripts/lost-commit-proxy.py UPSTREAM_PORT PATTERN
-Prints the port it listens on (127.0.0.1, chosen by the kernel) on one line, then serves until killed. Every
-connection is piped through (TLS refused, as a server without TLS does), except once: the first statement bound
-whose SQL contains PATTERN. The Sync after it is held back (a Flush goes instead, so that the server sends its
-answer); once the server has answered the statement (CommandComplete or an error), that answer goes to the client
-and both connections are closed, so the server never commits it. For the SessionKitServer tests; nothing but the standard library.
+- It refuses TLS, as a server without TLS does: it answers the client's SSLRequest (and GSSENCRequest) with 'N',
+  then pipes the plain connection through (for the test of PostgresSessionStore.encryptionWarning()).
+- With LOSE_COMMIT_PATTERN, it loses one commit after its statement was answered, as a server shut down at the
+  wrong moment does. In the extended query protocol (PostgresNIO's, for every statement), a statement outside a
+  transaction block is committed when the server reads the Sync message that follows it, after it has sent the
+  statement's rows and CommandComplete; a server stopped in between (`pg_ctl restart -m fast` in the middle of a
+  renewal storm) has answered the statement, and rolls it back. So the first statement bound whose SQL contains
+  the pattern has its Sync held back (a Flush goes instead, so that the server sends its answer); once the server
+  has answered it (CommandComplete or an error), that answer goes to the client and both connections are closed,
+  and the server never commits it.
 """
 import socket
 import struct
@@ -81,7 +82,8 @@ class Connection:
                 elif kind == b"B":
                     _, rest = cstring(body, 0)
                     statement, _ = cstring(body, rest)
-                    if self.pattern in self.statements.get(statement, "") and fired.acquire(blocking=False):
+                    sql = self.statements.get(statement, "")
+                    if self.pattern is not None and self.pattern in sql and fired.acquire(blocking=False):
                         # Before the Bind goes on: the statement's answer comes after it.
                         with self.lock:
                             self.armed = True
@@ -136,7 +138,7 @@ def serve(client, upstream_port, pattern):
 
 def main():
     upstream_port = int(sys.argv[1])
-    pattern = sys.argv[2]
+    pattern = sys.argv[2] if len(sys.argv) > 2 else None
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
