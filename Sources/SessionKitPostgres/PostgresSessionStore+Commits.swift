@@ -34,7 +34,8 @@ extension PostgresSessionStore {
     /// is sent only after the server's `ReadyForQuery`, which follows the commit.
     ///
     /// A connection already closed is not asked: PostgresNIO (1.33) never answers a statement written to a closed
-    /// channel, which would hold the call to its deadline. A close that comes in the moment between the check and
+    /// channel (its write has no promise; vapor/postgres-nio#487 fixed it and #501 reverted the fix), which would
+    /// hold the call to its deadline. A close that comes in the moment between the check and
     /// the write is still bounded by the call's deadline.
     private func confirmCommitted(_ connection: PostgresConnection) async throws {
         commitChecks.add(1, ordering: .relaxed)
