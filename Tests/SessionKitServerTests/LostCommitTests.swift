@@ -55,6 +55,27 @@ struct LostCommitTests {
             },
             done: { store in try await store.versionedData(forKey: "k").lease?.owner == lease.owner }),
         Case(
+            name: "a lease taken by a read of a row another transaction held (the single statement)",
+            pattern: "AND lease_until = $5",
+            setUp: { store in
+                _ = try await store.replace(
+                    forKey: "k", ifVersion: 0, with: Data("one".utf8), dueAt: now.addingTimeInterval(-10))
+            },
+            write: { store in
+                // Held while the batch reads it: reported busy, it is read again alone, after the release.
+                let held = try await HeldLock.take(in: store, key: "k")
+                let before = store.heldRowReadCount
+                let read = Task { try await store.leaseIfDue(forKey: "k", dueBy: now, lease: lease) }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while store.heldRowReadCount == before, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try await held.release()
+                #expect(store.heldRowReadCount > before, "the batch did not find the row held")
+                #expect(try await read.value.outcome == .leased, "the item was due and free once released")
+            },
+            done: { store in try await store.versionedData(forKey: "k").lease?.owner == lease.owner }),
+        Case(
             name: "a conditional write over a row", pattern: "AND generation = $10",
             setUp: { store in _ = try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)) },
             write: { store in
