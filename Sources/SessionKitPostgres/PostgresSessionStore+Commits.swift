@@ -38,8 +38,8 @@ extension PostgresSessionStore {
     /// hold the call to its deadline. A close that comes in the moment between the check and
     /// the write is still bounded by the call's deadline.
     private func confirmCommitted(_ connection: PostgresConnection) async throws {
-        commitChecks.add(1, ordering: .relaxed)
         guard !connection.isClosed else { throw CommitUnconfirmed(underlying: nil) }
+        commitChecks.add(1, ordering: .relaxed)
         do {
             _ = try await execute(connection, PreparedStatements.ConfirmCommit())
         } catch {
