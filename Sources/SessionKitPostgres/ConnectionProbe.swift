@@ -42,8 +42,8 @@ final class ConnectionProbe: Sendable {
         }
         guard let shared else { return state.withLock { $0.answer?.failure } }
         // A caller that gives up (its deadline, its cancellation) leaves the probe to the others.
-        let mine = Task { try await shared.value }
-        guard case .success(let failure) = await CallDeadline.result(of: mine, within: limit) else { return nil }
+        let mine = CallDeadline { try await shared.value }
+        guard case .success(let failure) = await mine.result(within: limit) else { return nil }
         return failure
     }
 }

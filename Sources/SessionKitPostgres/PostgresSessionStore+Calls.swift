@@ -43,7 +43,7 @@ extension PostgresSessionStore {
     ) async throws(SecureStoreError) -> T {
         let inUse = Mutex<PostgresConnection?>(nil)
         let gaveUp = Atomic<Bool>(false)
-        let work = Task { [client] in
+        let work = CallDeadline { [client] in
             // A connection this store closed (at a deadline that gave up on it) may still be handed out while it
             // closes; a call that meets one fails before the server sees anything, so it takes another.
             for attempt in 0..<5 {
@@ -71,7 +71,7 @@ extension PostgresSessionStore {
         // out why: a server that refuses, or refuses the role or the certificate, fails it at once; a pool that is
         // only busy, or a server slow to accept, lets it wait on, to the call's deadline.
         let acquireLimit = min(configuration.acquireTimeout, limit)
-        var outcome = await CallDeadline.result(of: work, within: acquireLimit)
+        var outcome = await work.result(within: acquireLimit)
         if outcome == nil, inUse.withLock({ $0 == nil }) {
             let remaining = limit - (ContinuousClock.now - start)
             if let failure = await connectionFailure(
@@ -81,7 +81,7 @@ extension PostgresSessionStore {
                 work.cancel()
                 throw failure
             }
-            outcome = await CallDeadline.result(of: work, within: limit - (ContinuousClock.now - start))
+            outcome = await work.result(within: limit - (ContinuousClock.now - start))
             if outcome == nil, inUse.withLock({ $0 == nil }) {
                 gaveUp.store(true, ordering: .relaxed)
                 work.cancel()
@@ -94,7 +94,7 @@ extension PostgresSessionStore {
             }
         }
         if outcome == nil {
-            outcome = await CallDeadline.result(of: work, within: limit - (ContinuousClock.now - start))
+            outcome = await work.result(within: limit - (ContinuousClock.now - start))
         }
         guard let result = outcome else {
             gaveUp.store(true, ordering: .relaxed)
@@ -129,13 +129,13 @@ extension PostgresSessionStore {
 
     /// One probe: a connection outside the pool, closed at once, tried for at most `limit`.
     private func probeConnection(while action: String, within limit: Duration) async -> SecureStoreError? {
-        let probe = Task { [connectionConfiguration, logger] in
+        let probe = CallDeadline { [connectionConfiguration, logger] in
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: connectionConfiguration, id: 0,
                 logger: logger)
             try? await connection.close()
         }
-        switch await CallDeadline.result(of: probe, within: limit) {
+        switch await probe.result(within: limit) {
         case .success: return nil
         case .failure(let error):
             return PostgresErrors.map(error, while: "connecting to \(configuration) while \(action)")

@@ -52,6 +52,9 @@ extension PreparedStatements {
     /// The statement that confirms the commit of the one before it on the same connection
     /// (`executeCommitted`): any statement would; this one costs the server nothing.
     struct ConfirmCommit: PostgresPreparedStatement {
+        /// The statement's name on a connection (see ``PreparedStatements/ReadItem/name``).
+        static let name = "sessionkit_confirm_commit"
+
         static let sql = "SELECT 1"
         typealias Row = PostgresRow
 

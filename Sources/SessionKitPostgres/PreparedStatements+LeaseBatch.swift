@@ -14,6 +14,9 @@ extension PreparedStatements {
     /// Returns, for each requested item that has a row, the columns of ``LeaseIfDue``, then the request's
     /// 1-based position in the arrays, then whether it is busy (its other columns are then to be ignored).
     struct LeaseIfDueBatch: PostgresPreparedStatement {
+        /// The statement's name on a connection (see ``ReadItem/name``).
+        static let name = "sessionkit_lease_if_due_batch"
+
         static let sql = """
             WITH wanted AS (
                 SELECT * FROM unnest($2::bytea[], $3::timestamptz[], $4::text[], $5::timestamptz[])

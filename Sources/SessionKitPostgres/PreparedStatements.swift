@@ -12,6 +12,10 @@ import PostgresNIO
 enum PreparedStatements {
     /// The item's sealed value, key id, generation and lease: `versionedData(forKey:)`.
     struct ReadItem: PostgresPreparedStatement {
+        /// The statement's name on a connection, spelled out: PostgresNIO's default is `String(reflecting:)` of
+        /// the type, worked out again (through the runtime's reflection) on every execution.
+        static let name = "sessionkit_read_item"
+
         static let sql = """
             SELECT sealed, key_id, generation, lease_owner, lease_until FROM sessionkit_items
             WHERE service = $1 AND key_digest = $2
@@ -32,6 +36,9 @@ enum PreparedStatements {
 
     /// A new item, unless its row exists, announced with its generation: `replace(forKey:ifVersion: 0, with:dueAt:)`.
     struct InsertItem: PostgresPreparedStatement {
+        /// The statement's name on a connection (see ``ReadItem/name``).
+        static let name = "sessionkit_insert_item"
+
         static let sql = """
             WITH written AS (
                 INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id, due_at)
@@ -50,6 +57,9 @@ enum PreparedStatements {
     /// The item at generation `expected` replaced and announced, or else the row as it is in the statement's
     /// snapshot, in the columns of ``LeaseIfDue`` (the last one: written): `replace(forKey:ifVersion:with:dueAt:)`.
     struct UpdateItem: PostgresPreparedStatement {
+        /// The statement's name on a connection (see ``ReadItem/name``).
+        static let name = "sessionkit_update_item"
+
         static let sql = """
             WITH written AS (
                 UPDATE sessionkit_items SET key_sealed = $3, sealed = $4, key_id = $5, due_at = $9::timestamptz,
@@ -81,6 +91,9 @@ enum PreparedStatements {
     /// then reads that writer's version, where a plain read would return the one before it. The last column is
     /// true when the lease asked for was taken.
     struct LeaseIfDue: PostgresPreparedStatement {
+        /// The statement's name on a connection (see ``ReadItem/name``).
+        static let name = "sessionkit_lease_if_due"
+
         static let sql = """
             WITH due AS (
                 UPDATE sessionkit_items SET

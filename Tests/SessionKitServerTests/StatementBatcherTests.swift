@@ -98,6 +98,38 @@ struct StatementBatcherTests {
         #expect(sends.batches == [[0], [2]])
     }
 
+    @Test("several calls that waited linger for the ones right behind them; a lone one that waited does not")
+    func linger() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 100, linger: .seconds(1), key: { $0 })
+        let sends = Sends()
+        let first = Task { try await batcher.submit(0, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let waited = (1...3).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        try await Self.until { batcher.waitingCount == 3 }
+        sends.release()
+        _ = try await first.value
+        // Made after the statement came back, during the linger: they join the calls that waited.
+        let behind = (4...5).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        for call in waited + behind { _ = try await call.value }
+        #expect(sends.batches.map { $0.sorted() } == [[0], [1, 2, 3, 4, 5]])
+
+        // A lone call that waited goes out as soon as the statement before it comes back: with a linger of a minute,
+        // anything else would show.
+        let slow = Batcher(maxInFlight: 1, maxBatch: 100, linger: .seconds(60), key: { $0 })
+        let again = Sends()
+        let leader = Task { try await slow.submit(0, send: again.send) }
+        try await again.waitForHeld(1)
+        let lone = Task { try await slow.submit(1, send: again.send) }
+        try await Self.until { slow.waitingCount == 1 }
+        let clock = ContinuousClock()
+        let took = try await clock.measure {
+            again.release()
+            _ = try await leader.value
+            #expect(try await lone.value == "answer 1")
+        }
+        #expect(took < .seconds(30), "the lone call was held \(took)")
+    }
+
     /// Waits until `condition` holds, for at most 5 s.
     static func until(_ condition: () -> Bool) async throws {
         let start = ContinuousClock.now

@@ -1,17 +1,23 @@
+import SecureStore
 import Synchronization
 
 /// Wakes tasks that wait for a session's record to change in the store: a waiter sleeps until ``signal()``
 /// or its time limit, whichever comes first, so that a store that announces changes (PostgreSQL's NOTIFY)
 /// ends the wait at once and a store that does not is polled.
 final class ChangeSignal: Sendable {
+    private struct Waiter {
+        let continuation: CheckedContinuation<Bool, Never>
+        var deadline: Deadlines.Token?
+    }
+
     private struct State {
         var nextID = 0
         /// Starts as `Dictionary()`, not `[:]`: the literal builds storage for its type, which makes the runtime
         /// check `Never: Error` at start-up, a scan of every conformance in a binary like `sessionctl`'s.
-        var waiters = [Int: CheckedContinuation<Void, Never>]()
+        var waiters = [Int: Waiter]()
         /// Waiters that have an id but have not registered yet.
         var arriving: Set<Int> = []
-        /// Arriving waiters cancelled before they registered: they must not wait at all.
+        /// Waiters cancelled before they registered: they must not wait at all.
         var cancelled: Set<Int> = []
     }
 
@@ -28,54 +34,57 @@ final class ChangeSignal: Sendable {
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters {
+            if let deadline = waiter.deadline { Deadlines.shared.cancel(deadline) }
+            waiter.continuation.resume(returning: true)
+        }
     }
 
     /// Returns after the next ``signal()`` or after `limit`, whichever comes first, or when the task is
-    /// cancelled.
+    /// cancelled. The limit is kept by ``SecureStore/Deadlines``, one sleeping task for all waits, not a timer each.
     ///
     /// - Returns: Whether a signal ended the wait.
     @discardableResult
     func wait(upTo limit: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            group.addTask {
-                await self.nextSignal()
-                return true
-            }
-            let signalled = await group.next() ?? false
-            group.cancelAll()
-            return signalled && !Task.isCancelled
-        }
-    }
-
-    private func nextSignal() async {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.arriving.insert(state.nextID)
             return state.nextID
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
+        let signalled = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let waits = state.withLock { state in
                     state.arriving.remove(id)
-                    if state.cancelled.remove(id) != nil { return true }
-                    state.waiters[id] = continuation
-                    return false
+                    if state.cancelled.remove(id) != nil { return false }
+                    state.waiters[id] = Waiter(continuation: continuation)
+                    return true
                 }
-                if resumeNow { continuation.resume() }
+                guard waits else { return continuation.resume(returning: false) }
+                let deadline = Deadlines.shared.schedule(after: limit) { [self] in end(id, signalled: false) }
+                let registered = state.withLock { state in
+                    guard state.waiters[id] != nil else { return false }
+                    state.waiters[id]?.deadline = deadline
+                    return true
+                }
+                if !registered { Deadlines.shared.cancel(deadline) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
-                // Not registered yet: tell the registration not to wait. Already woken: nothing to do.
-                if state.arriving.contains(id) { state.cancelled.insert(id) }
-                return nil
+            if !end(id, signalled: false) {
+                // Not registered yet: the registration must not wait. Already woken: nothing to do.
+                state.withLock { state in
+                    if state.arriving.contains(id) { state.cancelled.insert(id) }
+                }
             }
-            waiter?.resume()
         }
+        return signalled && !Task.isCancelled
+    }
+
+    /// Ends the wait of `id` if it is still waiting; returns whether it was.
+    @discardableResult
+    private func end(_ id: Int, signalled: Bool) -> Bool {
+        guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return false }
+        if let deadline = waiter.deadline { Deadlines.shared.cancel(deadline) }
+        waiter.continuation.resume(returning: signalled)
+        return true
     }
 }
