@@ -8,9 +8,10 @@
 #                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm),
 #                                        PIN=1 (the tiers on their own cores, see below)
 #
-# 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), then through the
-#    two instances (GET /api/.well-known/jwks.json, one wrk on each, every request with the next user's cookie):
-#    requests per second and p50/p99 latency, in the same run.
+# 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without and with
+#    a bearer token, then through the two instances (GET /api/.well-known/jwks.json, one wrk on each, every request
+#    with the next user's cookie), then both direct runs again: requests per second and p50/p99 latency, in the
+#    same run, and the forwarded rate over the mean of each direct pair.
 # 2. A renewal storm: once every access token has expired (they live 120 s), every user's GET /api/userinfo on both
 #    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
 #
@@ -131,9 +132,29 @@ PY
 }
 echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections," \
     "$([ "${PIN:-0}" = 1 ] && echo "upstream and wrk on CPU 0, BFF instances on CPU 1" || echo "all processes on all CPUs")"
+# A front end that held its tokens would send one with each API call: "direct-bearer" sends a real access token
+# of the emulator's (the password grant, same user) in `Authorization`, as the BFF does on every forwarded call.
+python3 - "$issuer" > "$work/bearer.lua" <<'PY'
+import json, sys, urllib.parse, urllib.request
+form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionkit-native", "username": "alice@example.com",
+                               "password": "alice-demo-password", "scope": "openid profile email"}).encode()
+token = json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"]
+print('wrk.headers["Authorization"] = "Bearer %s"' % token)
+PY
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
+run_pair direct-bearer "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
 run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
+run_pair direct-bearer-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
 run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
+python3 - "$work" <<'PY'
+import re, sys
+def rps(label):
+    return sum(float(re.search(r"Requests/sec:\s*([\d.]+)", open(f"{sys.argv[1]}/{label}-{i}").read()).group(1)) for i in (1, 2))
+bff = rps("bff")
+for base in ("direct", "direct-bearer"):
+    mean = (rps(base) + rps(base + "-again")) / 2
+    print(f"forwarded / {base} (mean of the runs before and after): {bff / mean * 100:.0f}%")
+PY
 
 [ "${STORM:-1}" = 1 ] || exit 0
 # Every access token was issued after seeded_at and lives $lifetime s; the instances renew 5 s before expiry.

@@ -80,7 +80,7 @@ package final class Deadlines: Sendable {
             let now = ContinuousClock.now
             let (due, next) = state.withLock { state -> ([@Sendable () -> Void], ContinuousClock.Instant?) in
                 guard state.generation == generation else { return ([], nil) }
-                let dueIDs = state.entries.filter { $0.value.deadline <= now.advanced(by: resolution) }.keys
+                let dueIDs = state.entries.filter { $0.value.deadline <= now }.keys
                 let due = dueIDs.compactMap { state.entries.removeValue(forKey: $0)?.action }
                 let earliest = state.entries.values.lazy.map(\.deadline).min()
                 state.wake = earliest.map { min($0, now.advanced(by: longestSleep)) }
