@@ -85,6 +85,12 @@ struct CLI: Sendable {
             throw TestFailure("stderr never contained '\(text)'; it was: \(stderrText)")
         }
 
+        /// Whether `handle`'s socket holds bytes not read yet.
+        private static func hasUnread(_ handle: FileHandle) -> Bool {
+            var byte: UInt8 = 0
+            return recv(handle.fileDescriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+        }
+
         /// Waits for the process to end and returns its output.
         func finish(timeout: Duration = .seconds(30)) async throws -> Result {
             let deadline = ContinuousClock.now + timeout
@@ -94,6 +100,15 @@ struct CLI: Sendable {
                     throw TestFailure("sessionctl did not finish in \(timeout); stderr: \(stderrText)")
                 }
                 try await Task.sleep(for: .milliseconds(20))
+            }
+            // The last output may still be unread: first until neither socket holds a byte (a busy machine outlasted
+            // a fixed pause once: a test saw no output at all from a process that printed some), then for the
+            // handler that read the last bytes to store them.
+            let drained = ContinuousClock.now + .seconds(5)
+            while Self.hasUnread(process.standardOutput) || Self.hasUnread(process.standardError),
+                ContinuousClock.now < drained
+            {
+                try await Task.sleep(for: .milliseconds(5))
             }
             try await Task.sleep(for: .milliseconds(50))
             return Result(

@@ -47,7 +47,9 @@ struct DPoPCLITests {
             let again = try await cli.run([
                 "token", "--dpop-proof", "GET", userinfo.absoluteString, "--dpop-nonce", nonce,
             ])
-            let retried = try #require(again.stdout.split(separator: "\n").last?.split(separator: " ").last)
+            let retried = try #require(
+                again.stdout.split(separator: "\n").last?.split(separator: " ").last,
+                "status \(again.status): \(again.stderr)")
             let answer = try await send(String(retried))
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
 

@@ -66,6 +66,9 @@ package final class Deadlines: Sendable {
         return token
     }
 
+    /// When the sleeping task wakes next, `nil` when none sleeps: for tests.
+    var nextWake: ContinuousClock.Instant? { state.withLock { $0.wake } }
+
     /// Forgets a scheduled action; nothing happens when it ran already.
     package func cancel(_ token: Token) {
         _ = state.withLock { $0.entries.removeValue(forKey: token.id) }
@@ -80,8 +83,11 @@ package final class Deadlines: Sendable {
             let now = ContinuousClock.now
             let (due, next) = state.withLock { state -> ([@Sendable () -> Void], ContinuousClock.Instant?) in
                 guard state.generation == generation else { return ([], nil) }
-                let dueIDs = state.entries.filter { $0.value.deadline <= now }.keys
-                let due = dueIDs.compactMap { state.entries.removeValue(forKey: $0)?.action }
+                // In deadline order, also when a starved process wakes late to several at once.
+                let dueIDs = state.entries.filter { $0.value.deadline <= now }.sorted {
+                    $0.value.deadline < $1.value.deadline
+                }
+                let due = dueIDs.compactMap { state.entries.removeValue(forKey: $0.key)?.action }
                 let earliest = state.entries.values.lazy.map(\.deadline).min()
                 state.wake = earliest.map { min($0, now.advanced(by: longestSleep)) }
                 return (due, state.wake)
