@@ -32,7 +32,7 @@ struct FileStoreLayoutTests {
         try await TemporaryFolder.with { root in
             let folder = root + "/new"
             let child = try ChildProcess.spawn(tool, ["--umask", "000", folder, "svc", "set", "k", "v"])
-            #expect(child.wait() == .exited(0))
+            #expect(try await child.termination() == .exited(0))
             let store = try makeFileStore(folder, service: "svc")
             #expect(try store.string(forKey: "k") == "v")
             #expect(permissions(folder) == 0o700)

@@ -62,7 +62,7 @@ struct SecretServiceEnvelopeTests {
                 try StoreSelection.make(service: service, folder: folder).store.setString("s", forKey: "session")
                 // Past the kernel keyring's copy of the key (its timeout): only the keyring itself could answer.
                 try KernelKeyringTests.forgetCachedKey(service: service, folder: folder)
-                let run = try SelectionChild.run(folder: folder, service: service, policy: "auto", bus: .none)
+                let run = try await SelectionChild.run(folder: folder, service: service, policy: "auto", bus: .none)
                 #expect(run.status == .exited(3), "\(run.report)")
                 #expect(run.report.contains("encrypted with a key held in the keyring"))
                 #expect(!FileManager.default.fileExists(atPath: folder + "/store.key"))
@@ -135,7 +135,7 @@ struct KeyringFirstUseTests {
                         [folder, service, "select", "keyring", folder + "/report-\(index)"],
                         environment: ProcessInfo.processInfo.environment)
                 }
-                let results = children.map { $0.wait() }
+                let results = try await onDedicatedThread { children.map { $0.wait() } }
                 #expect(results.allSatisfy { $0 == .exited(0) }, "\(results)")
                 let keyItems = SecretServiceStore(service: service + ".file-key")
                 #expect(try keyItems.keys().count == 1, "one key for the folder")

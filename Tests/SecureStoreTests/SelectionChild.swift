@@ -27,7 +27,7 @@ enum SelectionChild {
 
     static func run(
         folder: String, service: String, policy: String, bus: Bus, timeoutMilliseconds: Int = 5000
-    ) throws -> Run {
+    ) async throws -> Run {
         var environment = ProcessInfo.processInfo.environment
         switch bus {
         case .none:
@@ -46,7 +46,7 @@ enum SelectionChild {
             [folder, service, "select", policy, report, String(timeoutMilliseconds)],
             environment: environment
         )
-        let status = child.wait()
+        let status = try await child.termination()
         let elapsed = ContinuousClock.now - started
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? "(no report)"
         try? FileManager.default.removeItem(atPath: report)

@@ -8,7 +8,7 @@ struct StoreSelectionTests {
     @Test("no D-Bus session: auto falls back to the key file and says why")
     func noBusAutomatic() async throws {
         try await TemporaryFolder.with { folder in
-            let run = try SelectionChild.run(folder: folder, service: "s", policy: "auto", bus: .none)
+            let run = try await SelectionChild.run(folder: folder, service: "s", policy: "auto", bus: .none)
             #expect(run.status == .exited(0), "\(run.report)")
             #expect(run.report.hasPrefix("encrypted-file (key file fallback: "))
             #expect(run.report.contains("not reachable"))
@@ -20,7 +20,7 @@ struct StoreSelectionTests {
     @Test("no D-Bus session: keyring required is 'unavailable' with what to do, and nothing is created")
     func noBusRequired() async throws {
         try await TemporaryFolder.with { folder in
-            let run = try SelectionChild.run(folder: folder, service: "s", policy: "keyring", bus: .none)
+            let run = try await SelectionChild.run(folder: folder, service: "s", policy: "keyring", bus: .none)
             #expect(run.status == .exited(3), "\(run.report)")
             #expect(run.report.contains("secure store unavailable"))
             #expect(run.report.contains("use the file store"))
@@ -34,12 +34,12 @@ struct StoreSelectionTests {
         try await TemporaryFolder.with { folder in
             let socket = try SilentSocket(folder: folder)
             let bus = SelectionChild.Bus.silent(socketPath: socket.path)
-            let required = try SelectionChild.run(
+            let required = try await SelectionChild.run(
                 folder: folder, service: "s", policy: "keyring", bus: bus, timeoutMilliseconds: 500)
             #expect(required.status == .exited(3), "\(required.report)")
             #expect(required.report.contains("did not answer within"))
             #expect(required.elapsed < .seconds(20))
-            let automatic = try SelectionChild.run(
+            let automatic = try await SelectionChild.run(
                 folder: folder, service: "s", policy: "auto", bus: bus, timeoutMilliseconds: 500)
             #expect(automatic.status == .exited(0), "\(automatic.report)")
             #expect(automatic.report.contains("key file fallback"))
@@ -64,7 +64,7 @@ struct StoreSelectionTests {
         try await TemporaryFolder.with { folder in
             let written = try StoreSelection.make(service: "s", folder: folder, policy: .fileOnly)
             try written.store.setString("kept", forKey: "session")
-            let run = try SelectionChild.run(folder: folder, service: "s", policy: "auto", bus: .inherited)
+            let run = try await SelectionChild.run(folder: folder, service: "s", policy: "auto", bus: .inherited)
             #expect(run.status == .exited(0), "\(run.report)")
             #expect(run.report.hasPrefix("encrypted-file (key file"))
             let reopened = try StoreSelection.make(service: "s", folder: folder, policy: .fileOnly)
