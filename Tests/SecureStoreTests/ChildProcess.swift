@@ -68,7 +68,7 @@ struct ChildProcess {
 
     /// Waits for the child to end on a thread of its own. Swift's cooperative threads are as many as cores: a test
     /// that blocks one in ``wait()`` for a child that takes seconds (one that waits for a silent D-Bus) and another
-    /// doing the same stall every other test's tasks meanwhile (seen: 10 s, in CI).
+    /// doing the same stall every other test's tasks meanwhile (the likely cause of a 10 s stall in a CI rehearsal).
     func termination() async throws -> Termination {
         try await onDedicatedThread { wait() }
     }
