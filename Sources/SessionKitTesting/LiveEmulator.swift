@@ -29,10 +29,12 @@ public enum LiveEmulator {
         return configuration
     }
 
-    /// Starts an emulator, quiet below error level.
+    /// Starts an emulator, quiet below error level. Its RS256 key may be one this process's other emulators
+    /// use too (each with its own `kid`): generating one per emulator took a third of a test run's CPU.
     public static func start(_ configuration: AuthEmulator.Configuration = testConfiguration()) async throws
         -> AuthEmulator
     {
+        RSAKeyPool.enable(size: 8)
         var logger = Logger(label: "LiveEmulator")
         logger.logLevel = .error
         return try await AuthEmulator.start(configuration: configuration, logger: logger)

@@ -28,4 +28,21 @@ struct KeyRotationTests {
             #expect(try await kids(h) == [newKID], "the old key leaves after the overlap")
         }
     }
+
+    @Test("with RSA keys shared between a test process's emulators, a ring never holds the same key twice")
+    func sharedKeysAreNeverRepeatedInOneRing() async throws {
+        RSAKeyPool.enable(size: 8)
+        try await Harness.with(.testing { $0.keyRotationOverlap = 3600 }) { h in
+            // Ten keys published at once from a pool of eight: two must be made outside it.
+            for _ in 0..<9 { try await h.emulator.controls.rotateSigningKeys() }
+            guard case .array(let keys)? = try await h.get(".well-known/jwks.json").json["keys"] else {
+                Issue.record("no JWKS")
+                return
+            }
+            let moduli = keys.compactMap { $0.objectValue?["n"]?.stringValue }
+            #expect(moduli.count == 10)
+            #expect(Set(moduli).count == 10, "a key's material appears twice in one JWKS")
+            #expect(Set(try await kids(h)).count == 10)
+        }
+    }
 }

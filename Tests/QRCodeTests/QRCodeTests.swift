@@ -67,6 +67,16 @@ private func decode(_ code: QRCode) throws -> [UInt8] {
     try decode(size: code.size) { code[$0, $1] }
 }
 
+/// Encodes with `make` and decodes the result with zbarimg on a thread of its own: a version-40 code's mask
+/// search is seconds of CPU in a debug build, and zbarimg is a child process to wait for. On Swift's two
+/// cooperative threads that starved every other test in the process.
+private func encodedAndDecoded(_ make: @escaping @Sendable () throws -> QRCode) async throws -> (QRCode, [UInt8]) {
+    try await onDedicatedThread {
+        let code = try make()
+        return (code, try decode(code))
+    }
+}
+
 private let sampleTexts: [String] = [
     "A",
     "hello",
@@ -78,7 +88,8 @@ private let sampleTexts: [String] = [
     String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 12),
 ]
 
-@Suite("Decoded by zbarimg")
+// Serialized: one code is encoded and decoded at a time, so the suite never holds more than one thread.
+@Suite("Decoded by zbarimg", .serialized)
 struct DecoderTests {
     @Test("zbarimg is installed (required by the decoder tests)")
     func decoderIsInstalled() {
@@ -86,47 +97,53 @@ struct DecoderTests {
     }
 
     @Test("sample texts round-trip at every level", arguments: sampleTexts, QRCode.ErrorCorrection.allCases)
-    func roundTrip(text: String, correction: QRCode.ErrorCorrection) throws {
-        let code = try QRCode(encoding: text, correction: correction)
-        #expect(try decode(code) == Array(text.utf8))
+    func roundTrip(text: String, correction: QRCode.ErrorCorrection) async throws {
+        let (_, decoded) = try await encodedAndDecoded { try QRCode(encoding: text, correction: correction) }
+        #expect(decoded == Array(text.utf8))
     }
 
     @Test("a full payload forces the expected version", arguments: [1, 2, 5, 7, 10, 14, 20])
-    func versionBoundaries(version: Int) throws {
+    func versionBoundaries(version: Int) async throws {
         let capacity = QRCode.maximumByteCount(version: version, correction: .medium)
-        let text = String(repeating: "0123456789abcdefghijklmnopqrstuvwxyz", count: 100).prefix(capacity)
-        let code = try QRCode(encoding: String(text), correction: .medium)
+        let text = String(String(repeating: "0123456789abcdefghijklmnopqrstuvwxyz", count: 100).prefix(capacity))
+        let (code, decoded) = try await encodedAndDecoded { try QRCode(encoding: text, correction: .medium) }
         #expect(code.version == version)
         #expect(code.size == 17 + 4 * version)
-        #expect(try decode(code) == Array(text.utf8))
+        #expect(decoded == Array(text.utf8))
 
-        let oneMore = try QRCode(encoding: String(text) + "!", correction: .medium)
+        let (oneMore, decodedMore) = try await encodedAndDecoded {
+            try QRCode(encoding: text + "!", correction: .medium)
+        }
         #expect(oneMore.version == version + 1)
-        #expect(try decode(oneMore) == Array((text + "!").utf8))
+        #expect(decodedMore == Array((text + "!").utf8))
     }
 
     @Test("every version and level decodes at full capacity", arguments: 1...40, QRCode.ErrorCorrection.allCases)
-    func everyVersion(version: Int, correction: QRCode.ErrorCorrection) throws {
+    func everyVersion(version: Int, correction: QRCode.ErrorCorrection) async throws {
         let capacity = QRCode.maximumByteCount(version: version, correction: correction)
         // Bytes of every value, including ones that are not valid UTF-8.
         let bytes = (0..<capacity).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ version) }
-        let code = try QRCode(bytes: bytes, correction: correction, minimumVersion: version)
+        let (code, decoded) = try await encodedAndDecoded {
+            try QRCode(bytes: bytes, correction: correction, minimumVersion: version)
+        }
         #expect(code.version == version)
-        #expect(try decode(code) == bytes)
+        #expect(decoded == bytes)
     }
 
     @Test("every mask pattern decodes", arguments: 0..<8)
-    func everyMask(mask: Int) throws {
+    func everyMask(mask: Int) async throws {
         let bytes = Array("http://127.0.0.1:54321/activate?user_code=ABCD-EFGH".utf8)
         for version in [1, 7] {
-            let code = try QRCode(bytes: bytes, correction: .quartile, minimumVersion: version, forcedMask: mask)
+            let (code, decoded) = try await encodedAndDecoded {
+                try QRCode(bytes: bytes, correction: .quartile, minimumVersion: version, forcedMask: mask)
+            }
             #expect(code.mask == mask)
-            #expect(try decode(code) == bytes)
+            #expect(decoded == bytes)
         }
     }
 
     @Test("the terminal drawing holds the same modules and decodes", arguments: [false, true])
-    func terminalRendering(invert: Bool) throws {
+    func terminalRendering(invert: Bool) async throws {
         let text = "http://127.0.0.1:54321/activate?user_code=ABCD-EFGH"
         let code = try QRCode(encoding: text)
         let quietZone = 2
@@ -155,7 +172,9 @@ struct DecoderTests {
                 #expect(dark[y][x] == code[x - quietZone, y - quietZone], "module (\(x), \(y))")
             }
         }
-        #expect(try decode(size: span) { dark[$1][$0] } == Array(text.utf8))
+        let grid = dark
+        let decoded = try await onDedicatedThread { try decode(size: span) { grid[$1][$0] } }
+        #expect(decoded == Array(text.utf8))
     }
 }
 

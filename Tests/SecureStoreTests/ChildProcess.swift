@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitTesting
 
 #if canImport(Darwin)
     import Darwin
@@ -66,9 +67,8 @@ struct ChildProcess {
         kill(pid, signal)
     }
 
-    /// Waits for the child to end on a thread of its own. Swift's cooperative threads are as many as cores: a test
-    /// that blocks one in ``wait()`` for a child that takes seconds (one that waits for a silent D-Bus) and another
-    /// doing the same stall every other test's tasks meanwhile (the likely cause of a 10 s stall in a CI rehearsal).
+    /// Waits for the child to end on a thread of its own, never on one of Swift's cooperative threads (see
+    /// `onDedicatedThread`).
     func termination() async throws -> Termination {
         try await onDedicatedThread { wait() }
     }

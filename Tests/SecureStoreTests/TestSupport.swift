@@ -43,12 +43,3 @@ func storeError(_ body: () throws -> Void) -> SecureStoreError? {
 func toolPayload(_ n: Int) -> Data {
     Data(("\(n):" + String(repeating: String(n % 10), count: 16384)).utf8)
 }
-
-/// Runs blocking work (`waitpid`, `usleep`) on a thread of its own. Swift's cooperative pool has one
-/// thread per core (two in CI); a test that blocks them stalls every other test in the process.
-/// Expectations belong in the caller, where Swift Testing can attribute them to the test.
-func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}

@@ -1,5 +1,4 @@
 import Crypto
-import CryptoExtras
 import Foundation
 import JWTKit
 
@@ -12,13 +11,15 @@ struct SigningKey: Sendable, Codable {
     /// When a newer key took over; the key stays published for the configured overlap after this.
     var retiredAt: Date?
 
-    /// Generates a fresh key.
-    static func generate(_ algorithm: AuthEmulator.SigningAlgorithm, now: Date) throws -> SigningKey {
+    /// Generates a key whose material is none of `held` (RSA keys may come from ``RSAKeyPool`` in tests).
+    static func generate(
+        _ algorithm: AuthEmulator.SigningAlgorithm, now: Date, avoiding held: [SigningKey] = []
+    ) throws -> SigningKey {
         let pem: String
         switch algorithm {
         case .rs256:
             do {
-                pem = try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+                pem = try RSAKeyPool.privateKeyPEM(avoiding: Set(held.map(\.privateKeyPEM)))
             } catch {
                 throw AuthEmulatorError(.signing, "Cannot generate an RSA key", underlying: error)
             }

@@ -44,7 +44,7 @@ actor SigningKeys {
     /// Signs `payload` with a fresh key that is published nowhere, under the current key's `kid`: a token whose
     /// header looks right and whose signature no published key verifies.
     func signWithUnpublishedKey(_ payload: some JWTPayload, header: JWTHeader = JWTHeader()) async throws -> String {
-        var impostor = try SigningKey.generate(algorithm, now: Date())
+        var impostor = try SigningKey.generate(algorithm, now: Date(), avoiding: keys)
         impostor.kid = currentKID
         let single = JWTKeyCollection()
         try await impostor.add(to: single)
@@ -67,7 +67,7 @@ actor SigningKeys {
     /// Makes a new key current and retires the old one; returns the new `kid`.
     @discardableResult
     func rotate(now: Date) async throws -> String {
-        let key = try SigningKey.generate(algorithm, now: now)
+        let key = try SigningKey.generate(algorithm, now: now, avoiding: keys)
         for index in keys.indices where keys[index].retiredAt == nil {
             keys[index].retiredAt = now
         }

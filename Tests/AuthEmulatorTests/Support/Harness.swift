@@ -17,6 +17,7 @@ struct Harness: Sendable {
         _ configuration: AuthEmulator.Configuration = .testing(),
         _ body: (Harness) async throws -> Void
     ) async throws {
+        RSAKeyPool.enable(size: 8)  // emulators share RSA keys, each with its own kid (see RSAKeyPool)
         try await with(emulator: try await AuthEmulator.start(configuration: configuration), body)
     }
 
