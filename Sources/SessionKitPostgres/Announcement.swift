@@ -59,5 +59,19 @@ struct Announcement {
         return SecureStoreChange(keyDigest: digestText, isOwnWrite: own, item: item)
     }
 
+    /// The key digest (lower-case hex) and generation of a write by `writerID` that `payload` announces, or `nil`
+    /// for anything else (another writer's, a delete, a sweep): for ``CommitWatch``.
+    static func ownWrite(_ payload: String, service: String, writerID: String) -> (digest: String, generation: UInt64)?
+    {
+        let bytes = Array(payload.utf8)
+        let prefix = Array(service.utf8) + [colon]
+        guard bytes.starts(with: prefix) else { return nil }
+        let parts = bytes[prefix.count...].split(separator: colon, maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0].count == 64, parts[1].elementsEqual(writerID.utf8),
+            let generation = UInt64(String(decoding: parts[2], as: UTF8.self))
+        else { return nil }
+        return (String(decoding: parts[0], as: UTF8.self).lowercased(), generation)
+    }
+
     private static let colon = UInt8(ascii: ":")
 }

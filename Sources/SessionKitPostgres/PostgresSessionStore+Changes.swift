@@ -24,7 +24,7 @@ extension PostgresSessionStore {
         let configuration = connectionConfiguration
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: SecureStoreChange.self)
         let (service, writerID, logger, description) = (service, writerID, logger, "\(self.configuration)")
-        let sealer = sealer
+        let (sealer, commitWatch) = (sealer, commitWatch)
         let started = ListenStart()
         let task = Task {
             let connection: PostgresConnection
@@ -38,16 +38,24 @@ extension PostgresSessionStore {
                 return
             }
             var listening = false
+            defer { if listening { commitWatch.listenerEnded() } }
             do {
                 try await connection.listen(on: Self.notificationChannel) { notifications in
                     listening = true
+                    commitWatch.listenerStarted()
                     started.finish(nil)
                     for try await notification in notifications {
-                        let change = Announcement.change(notification.payload, service: service, writerID: writerID) {
+                        let payload = notification.payload
+                        let change = Announcement.change(payload, service: service, writerID: writerID) {
                             try? sealer.open(
                                 $0, keyID: $1, purpose: .itemValue, keyDigest: $2, what: "an announced item")
                         }
                         if let change {
+                            if change.isOwnWrite,
+                                let own = Announcement.ownWrite(payload, service: service, writerID: writerID)
+                            {
+                                commitWatch.announced(digest: own.digest, generation: own.generation)
+                            }
                             continuation.yield(change)
                         }
                     }

@@ -21,6 +21,24 @@ extension PostgresSessionStore {
         return rows
     }
 
+    /// ``executeCommitted(_:_:wrote:)`` for a write that announces itself with its generation: with a `ticket` (see
+    /// ``CommitWatch``), the write is reported done once its announcement comes back, and confirmed with a
+    /// statement only when it does not (no listener heard it, or not in time). `generation` reads the written
+    /// generation from the rows, `nil` when nothing was written.
+    func executeCommitted<Statement: PostgresPreparedStatement>(
+        _ connection: PostgresConnection, _ statement: Statement, announcedBy ticket: CommitWatch.Ticket?,
+        generation: ([PostgresRow]) throws -> UInt64?
+    ) async throws -> [PostgresRow] where Statement.Row == PostgresRow {
+        let rows = try await execute(connection, statement)
+        guard let written = try generation(rows) else { return rows }
+        if let ticket, await commitWatch.committed(ticket, generation: written) {
+            announcedCommits.add(1, ordering: .relaxed)
+            return rows
+        }
+        try await confirmCommitted(connection)
+        return rows
+    }
+
     /// ``executeCommitted(_:_:wrote:)`` for a statement that is not prepared.
     func executeCommitted(
         _ connection: PostgresConnection, _ query: PostgresQuery, wrote: ([PostgresRow]) throws -> Bool = { _ in true }

@@ -134,17 +134,26 @@ extension PostgresSessionStore: VersionedSecureStore {
         let write = PreparedStatements.ItemWrite(
             service: service, digest: digest, sealedKey: sealedKey, sealed: sealed, keyID: keyID,
             announcement: announcement(digest, keyID: keyID, sealed: sealed), dueAt: dueAt)
+        // Confirmed by its own announcement while a listener is up (see CommitWatch), else by a statement.
+        let ticket = commitWatch.expect(digest: Hex.string(digestData))
+        defer { ticket.map(commitWatch.finish) }
         guard version != 0 else {
             let rows = try await call("replacing an item") { [self] connection in
-                try await executeCommitted(connection, PreparedStatements.InsertItem(write: write)) { !$0.isEmpty }
+                try await executeCommitted(connection, PreparedStatements.InsertItem(write: write), announcedBy: ticket)
+                {
+                    rows in try rows.first.map { UInt64(try $0.decode(Int64.self)) }
+                }
             }
             guard let row = rows.first else { return .refused(current: nil) }
             let (generation) = try decodeRow(row, as: (Int64).self)
             return .written(version: UInt64(generation))
         }
         let rows = try await call("replacing an item") { [self] connection in
-            try await executeCommitted(connection, PreparedStatements.UpdateItem(write: write, expected: expected)) {
-                rows in try rows.first.map { try Self.flag($0, at: 5) } ?? false
+            try await executeCommitted(
+                connection, PreparedStatements.UpdateItem(write: write, expected: expected), announcedBy: ticket
+            ) { rows in
+                guard let row = rows.first, try Self.flag(row, at: 5) else { return nil }
+                return UInt64(try row.makeRandomAccess()[2].decode(Int64.self))
             }
         }
         // No row in the snapshot: deleted, or deleted and written again since; a read tells.

@@ -70,6 +70,10 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     var heldRowReadCount: Int { heldRowReads.load(ordering: .relaxed) }
     /// How many statements confirmed the commit of a write before it was reported done (`executeCommitted`).
     let commitChecks = Atomic<Int>(0)
+    /// Confirms announced writes by their own announcements while a ``changes()`` listener is up.
+    let commitWatch = CommitWatch()
+    /// How many writes were confirmed by their own announcement instead of a statement.
+    let announcedCommits = Atomic<Int>(0)
 
     /// How many SQL statements this store has sent, each one round trip (`BEGIN` and `COMMIT` included, and the
     /// ``commitCheckCount`` statements that confirm a write's commit): for monitoring, and for tests that check a
@@ -80,6 +84,10 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// outside a transaction is committed only after PostgreSQL has answered it, so one more round trip follows
     /// each write that changed something.
     public var commitCheckCount: Int { commitChecks.load(ordering: .relaxed) }
+
+    /// How many writes were reported done once their own announcement came back to one of this store's
+    /// ``changes()`` listeners (PostgreSQL delivers it only after the commit), with no statement to confirm them.
+    public var announcedCommitCount: Int { announcedCommits.load(ordering: .relaxed) }
 
     /// The NOTIFY channel every write and delete is announced on.
     public static let notificationChannel = "sessionkit_items"

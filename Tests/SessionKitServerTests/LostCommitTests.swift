@@ -137,6 +137,34 @@ struct LostCommitTests {
         #expect(try await example.done(direct))
     }
 
+    @Test(
+        "with the store's listener up, a conditional write whose commit was lost is still never reported done",
+        arguments: cases.filter { $0.name.hasPrefix("a conditional write") })
+    func neverReportedDoneWhileListening(_ example: Case) async throws {
+        let service = "tests.lost.\(UUID().uuidString)"
+        let direct = try await TestPostgres.store(service: service)
+        try await example.setUp(direct)
+        let (proxied, proxy) = try await Self.proxied(service: service, losing: example.pattern)
+        defer { proxy.stop() }
+        let changes = try await proxied.changes()
+        let listening = Task { for try await _ in changes {} }
+        defer { listening.cancel() }
+        var failure: SecureStoreError?
+        do {
+            try await example.write(proxied)
+        } catch let error as SecureStoreError {
+            failure = error
+        }
+        #expect(try await !example.done(direct), "the proxy let the commit through: the test proves nothing")
+        #expect(failure?.code == .unavailable, "reported done, yet not in the table")
+        #expect(failure?.message.contains("may not have been saved") == true, "\(failure?.message ?? "")")
+        #expect(proxied.announcedCommitCount == 0)
+        // The next write, on a new connection, is saved, and confirmed by its announcement.
+        try await example.write(proxied)
+        #expect(try await example.done(direct))
+        #expect(proxied.announcedCommitCount == 1)
+    }
+
     @Test("an instance whose lease was answered but never committed renews nothing: the session is renewed once")
     func leaseLostInARestart() async throws {
         try await LiveEmulator.with { emulator in

@@ -149,16 +149,20 @@ struct PostgresDirectoryTests {
             let before = instances.map(\.store.statementCount)
             let heldBefore = instances.map(\.store.heldRowReadCount)
             let checksBefore = instances.map(\.store.commitCheckCount)
+            let announcedBefore = instances.map(\.store.announcedCommitCount)
             let tokens = try await Self.askAtOnce(instances, for: id, callers: 20)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
             let sent = zip(instances, before).map { $0.store.statementCount - $1 }
             let held = zip(instances, heldBefore).map { $0.store.heldRowReadCount - $1 }
             let checks = zip(instances, checksBefore).map { $0.store.commitCheckCount - $1 }.reduce(0, +)
+            let announced = zip(instances, announcedBefore).map { $0.store.announcedCommitCount - $1 }.reduce(0, +)
             #expect(held.allSatisfy { $0 <= 1 }, "held rows read again per instance: \(held)")
             let (total, extra) = (sent.reduce(0, +), held.reduce(0, +))
-            // The lease taken and the commit are each confirmed committed by one more statement.
-            #expect(checks == 2, "commits confirmed: \(checks)")
+            // The lease taken is confirmed committed by one more statement; the commit by its own announcement,
+            // which the instance's listener hears only once PostgreSQL has committed it.
+            #expect(checks == 1, "commits confirmed by a statement: \(checks)")
+            #expect(announced == 1, "commits confirmed by their announcement: \(announced)")
             #expect(total == 5 + extra + checks, "statements per instance: \(sent), held rows read again: \(held)")
         }
     }
@@ -195,12 +199,14 @@ struct PostgresDirectoryTests {
             let lifetime = try #require(credentials.expiresAt).timeIntervalSince(credentials.receivedAt)
             try await emulator.controls.resetRequestCounts()
             let (before, checksBefore) = (b.store.statementCount, b.store.commitCheckCount)
+            let announcedBefore = b.store.announcedCommitCount
             // As fresh as the provider gives: it serves a minTTL longer than its lifetime (see `satisfies`).
             #expect(try await b.directory.credentials(for: id, minTTL: lifetime + 60) == credentials)
-            #expect(b.store.commitCheckCount - checksBefore == 2)
+            #expect(b.store.commitCheckCount - checksBefore == 1)
+            #expect(b.store.announcedCommitCount - announcedBefore == 1)
             #expect(
-                b.store.statementCount - before == 4,
-                "the read that leased it and the write that ended the lease, each with the statement that confirms it")
+                b.store.statementCount - before == 3,
+                "the lease read and its confirming statement; the lease given back, confirmed by its announcement")
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0)
             let stored = try await b.store.versionedData(forKey: b.directory.manager(for: id).storeKey)
             #expect(stored.lease == nil, "no lease left to hold other instances back")

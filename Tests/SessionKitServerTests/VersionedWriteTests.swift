@@ -81,4 +81,27 @@ struct VersionedWriteTests {
             #expect(try await other.storedCredentials() == renewed)
         }
     }
+
+    @Test("with a listener up, a conditional write is confirmed by its own announcement, with no statement")
+    func confirmedByAnnouncement() async throws {
+        let store = try await TestPostgres.store()
+        let written = try VersionedWriteTests.written(
+            try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)))
+        #expect(store.announcedCommitCount == 0, "no listener yet: confirmed by a statement")
+        let changes = try await store.changes()
+        let listening = Task { for try await _ in changes {} }
+        defer { listening.cancel() }
+        let (before, checksBefore) = (store.statementCount, store.commitCheckCount)
+        _ = try VersionedWriteTests.written(
+            try await store.replace(forKey: "k", ifVersion: written, with: Data("two".utf8)))
+        #expect(store.statementCount - before == 1, "the write alone")
+        #expect(store.commitCheckCount == checksBefore)
+        #expect(store.announcedCommitCount == 1)
+        #expect(store.commitWatch.watchedKeyCount == 0)
+        // A refused write waits for nothing.
+        let refused = try await store.replace(forKey: "k", ifVersion: written, with: Data("three".utf8))
+        #expect(refused != .written(version: written + 1))
+        #expect(store.announcedCommitCount == 1)
+        #expect(try await store.data(forKey: "k") == Data("two".utf8))
+    }
 }
