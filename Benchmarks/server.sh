@@ -20,6 +20,7 @@
 #     Benchmarks/server.sh                    # USERS=10000 PROCESSES=4 CONCURRENCY=100 by default
 #     LOAD_NIO_EXECUTOR=1 Benchmarks/server.sh  # every process (instances and floor clients) runs its tasks on
 #                                               # NIO's event loops (NIOSingletons' global executor)
+#     LOAD_EVENT_LOOPS=1 Benchmarks/server.sh   # every process gets one NIO event loop instead of one per core
 #
 # Uses $SESSIONKIT_POSTGRES_URL, or starts a throw-away cluster with scripts/postgres-start.sh (and stops it).
 # Builds sessionkit-directory-load and sessionkit-emulator with `swift build -c release`.

@@ -27,11 +27,17 @@ import SessionKitServer
 /// `LOAD_PASSWORD`, `LOAD_EXPIRED=1` (store the tokens as already expired, for a renewal storm). `LOAD_FLOOR=1`
 /// with `LOAD_SHARD=I/N` renews this instance's share of the sessions straight at the provider instead (the
 /// storm's provider floor); `LOAD_HOLD_FILE` adds a round after the others, once that file exists (the benchmark
-/// freezes PostgreSQL first). `LOAD_NIO_EXECUTOR=1` runs Swift's tasks on NIO's event loops. Before its first call an instance waits until it follows the store's changes, as
+/// freezes PostgreSQL first). `LOAD_NIO_EXECUTOR=1` runs Swift's tasks on NIO's event loops; `LOAD_EVENT_LOOPS=N`
+/// gives NIO's shared group N threads. Before its first call an instance waits until it follows the store's changes, as
 /// a server takes traffic only then.
 @main
 struct DirectoryLoad {
     static func main() async {
+        // `LOAD_EVENT_LOOPS=N`: NIO's shared event loop group (PostgresNIO's and AsyncHTTPClient's) gets N threads
+        // instead of one per core, as for several instances sharing a machine's cores. Before the group is made.
+        if let loops = ProcessInfo.processInfo.environment["LOAD_EVENT_LOOPS"].flatMap({ Int($0) }), loops > 0 {
+            NIOSingletons.groupLoopCountSuggestion = loops
+        }
         // `LOAD_NIO_EXECUTOR=1`: Swift's tasks run on NIO's event loops, where PostgresNIO and AsyncHTTPClient do
         // their I/O, instead of hopping to the cooperative pool and back at every await (Vapor's template offers the
         // same). Nothing on SessionKit's server path blocks a thread, which this needs. Before any other task.
