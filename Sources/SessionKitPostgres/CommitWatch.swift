@@ -33,6 +33,8 @@ final class CommitWatch: Sendable {
         var tickets: Set<UInt64> = []
         var seen: Set<UInt64> = []
         var waiters: [UInt64: Waiter] = [:]
+        /// Tickets whose patience ran out before their writer began to wait.
+        var expired: Set<UInt64> = []
     }
 
     private struct State {
@@ -102,7 +104,7 @@ final class CommitWatch: Sendable {
             let answer: Bool? = state.withLock { state in
                 guard var watch = state.watches[ticket.digest] else { return false }
                 if watch.seen.contains(generation) { return true }
-                guard state.endings == ticket.endings else { return false }
+                guard state.endings == ticket.endings, !watch.expired.contains(ticket.id) else { return false }
                 watch.waiters[ticket.id] = Waiter(generation: generation, continuation: continuation)
                 state.watches[ticket.digest] = watch
                 return nil
@@ -116,6 +118,7 @@ final class CommitWatch: Sendable {
         let waiter = state.withLock { state -> Waiter? in
             guard var watch = state.watches[ticket.digest] else { return nil }
             watch.tickets.remove(ticket.id)
+            watch.expired.remove(ticket.id)
             let waiter = watch.waiters.removeValue(forKey: ticket.id)
             state.watches[ticket.digest] = watch.tickets.isEmpty ? nil : watch
             return waiter
@@ -126,8 +129,15 @@ final class CommitWatch: Sendable {
     /// How many keys have tickets out: for tests that check nothing is left behind.
     var watchedKeyCount: Int { state.withLock { $0.watches.count } }
 
-    private func giveUp(_ ticket: Ticket) {
-        let waiter = state.withLock { $0.watches[ticket.digest]?.waiters.removeValue(forKey: ticket.id) }
+    /// Ends the patience of `ticket`'s wait, or of the wait it is about to begin.
+    func giveUp(_ ticket: Ticket) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard var watch = state.watches[ticket.digest] else { return nil }
+            let waiter = watch.waiters.removeValue(forKey: ticket.id)
+            if waiter == nil { watch.expired.insert(ticket.id) }  // its writer has not begun to wait yet
+            state.watches[ticket.digest] = watch
+            return waiter
+        }
         waiter?.continuation.resume(returning: false)
     }
 }

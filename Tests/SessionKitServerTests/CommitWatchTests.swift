@@ -67,13 +67,31 @@ struct CommitWatchTests {
         #expect(watch.watchedKeyCount == 0)
     }
 
-    @Test("no announcement within the patience: not known, ask PostgreSQL")
+    @Test(
+        "no announcement within the patience, or the patience ran out before the wait: not known, ask PostgreSQL")
     func patience() async throws {
         let watch = CommitWatch(patience: .milliseconds(30))
         watch.listenerStarted()
         let ticket = try #require(watch.expect(digest: Self.digest))
         #expect(await watch.committed(ticket, generation: 1) == false)
         watch.finish(ticket)
+        // The patience running out between its start and the wait (a thread held up on a loaded machine): the
+        // writer is not left waiting for an announcement.
+        let patient = CommitWatch(patience: .seconds(3600))
+        patient.listenerStarted()
+        let late = try #require(patient.expect(digest: Self.digest))
+        patient.giveUp(late)
+        // Were it left waiting, ending the listener after 10 s releases it, and the time tells.
+        let release = Task {
+            try await Task.sleep(for: .seconds(10))
+            patient.listenerEnded()
+        }
+        let started = ContinuousClock.now
+        #expect(await patient.committed(late, generation: 1) == false)
+        #expect(ContinuousClock.now - started < .seconds(9), "it waited for an announcement after its patience")
+        release.cancel()
+        patient.finish(late)
+        #expect(patient.watchedKeyCount == 0)
     }
 }
 
