@@ -30,47 +30,34 @@ struct Announcement {
 
     /// Reads a payload of `service` (see the type's documentation), or returns `nil` for another service's.
     /// `open` opens a sealed value with its key id and the digest, or returns `nil` when it fails; it is not
-    /// called for the store's own writes (`writerID`), whose writer holds what it wrote.
+    /// called for the store's own writes (`writerID`), whose writer holds what it wrote. `ownGeneration` is the
+    /// generation of an item the store wrote itself, for ``CommitWatch``; `nil` for anything else.
     ///
     /// Works on the payload's UTF-8 bytes: every instance reads every announcement, and walking a few kilobytes
     /// of base64 as `Character`s was most of a listener's cost in the renewal storm of `Benchmarks/server.sh`.
     static func change(
         _ payload: String, service: String, writerID: String, open: (Data, String, Data) -> Data?
-    ) -> SecureStoreChange? {
+    ) -> (change: SecureStoreChange, ownGeneration: UInt64?)? {
         let bytes = Array(payload.utf8)
         let prefix = Array(service.utf8) + [colon]
         guard bytes.starts(with: prefix) else { return nil }
         let rest = bytes[prefix.count...]
-        if rest.elementsEqual("*".utf8) { return SecureStoreChange(keyDigest: nil) }
+        if rest.elementsEqual("*".utf8) { return (SecureStoreChange(keyDigest: nil), nil) }
         let parts = rest.split(separator: colon, maxSplits: 3, omittingEmptySubsequences: false)
         // A service whose name has this one as a prefix, such as "app:x" for "app", fails the digest check.
         guard let digest = parts.first, digest.count == 64, let digestBytes = Hex.bytes(digest) else { return nil }
         let digestText = String(decoding: digest, as: UTF8.self).lowercased()
         let own = parts.count >= 2 && parts[1].elementsEqual(writerID.utf8)
+        let generation = parts.count >= 3 ? UInt64(String(decoding: parts[2], as: UTF8.self)) : nil
         var item: VersionedItem?
         // The key id may hold colons; the base64 value after the last one does not.
-        if !own, parts.count == 4, let separator = parts[3].lastIndex(of: colon),
-            let generation = UInt64(String(decoding: parts[2], as: UTF8.self)),
+        if !own, parts.count == 4, let separator = parts[3].lastIndex(of: colon), let generation,
             let sealed = Data(base64Encoded: Data(parts[3][(separator + 1)...])),
             let opened = open(sealed, String(decoding: parts[3][..<separator], as: UTF8.self), Data(digestBytes))
         {
             item = VersionedItem(data: opened, version: generation)
         }
-        return SecureStoreChange(keyDigest: digestText, isOwnWrite: own, item: item)
-    }
-
-    /// The key digest (lower-case hex) and generation of a write by `writerID` that `payload` announces, or `nil`
-    /// for anything else (another writer's, a delete, a sweep): for ``CommitWatch``.
-    static func ownWrite(_ payload: String, service: String, writerID: String) -> (digest: String, generation: UInt64)?
-    {
-        let bytes = Array(payload.utf8)
-        let prefix = Array(service.utf8) + [colon]
-        guard bytes.starts(with: prefix) else { return nil }
-        let parts = bytes[prefix.count...].split(separator: colon, maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts[0].count == 64, parts[1].elementsEqual(writerID.utf8),
-            let generation = UInt64(String(decoding: parts[2], as: UTF8.self))
-        else { return nil }
-        return (String(decoding: parts[0], as: UTF8.self).lowercased(), generation)
+        return (SecureStoreChange(keyDigest: digestText, isOwnWrite: own, item: item), own ? generation : nil)
     }
 
     private static let colon = UInt8(ascii: ":")

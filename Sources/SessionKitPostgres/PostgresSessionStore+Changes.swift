@@ -45,16 +45,15 @@ extension PostgresSessionStore {
                     commitWatch.listenerStarted()
                     started.finish(nil)
                     for try await notification in notifications {
-                        let payload = notification.payload
-                        let change = Announcement.change(payload, service: service, writerID: writerID) {
+                        let announced = Announcement.change(
+                            notification.payload, service: service, writerID: writerID
+                        ) {
                             try? sealer.open(
                                 $0, keyID: $1, purpose: .itemValue, keyDigest: $2, what: "an announced item")
                         }
-                        if let change {
-                            if change.isOwnWrite,
-                                let own = Announcement.ownWrite(payload, service: service, writerID: writerID)
-                            {
-                                commitWatch.announced(digest: own.digest, generation: own.generation)
+                        if let (change, ownGeneration) = announced {
+                            if let ownGeneration, let digest = change.keyDigest {
+                                commitWatch.announced(digest: digest, generation: ownGeneration)
                             }
                             continuation.yield(change)
                         }

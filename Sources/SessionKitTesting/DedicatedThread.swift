@@ -4,8 +4,8 @@ import Foundation
 /// version) on a thread of its own and returns its result.
 ///
 /// Swift's cooperative pool has one thread per core, two in CI. A test that blocks them, or keeps them busy
-/// for seconds, stalls every other test in the process: a CI run once saw no test finish for the first 26 s
-/// while the QR decoder cases held both threads, and a child-process test timed that wait as its child's.
+/// for seconds, stalls every other test in the process (a CI run saw no test finish for its first 24 s while
+/// both threads made RSA keys, and a child-process test timed that wait as its child's).
 /// Expectations belong in the caller, where Swift Testing attributes them to the test.
 public func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
