@@ -122,7 +122,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.metrics = StoreMetrics(factory: metrics ?? MetricsSystem.factory)
         self.connectionConfiguration = try configuration.connectionConfiguration()
         self.leaseReads = StatementBatcher(
-            maxInFlight: 1, maxBatch: 100, linger: .milliseconds(8), key: \.digest)
+            maxInFlight: 1, maxBatch: 100, linger: .milliseconds(50), key: \.digest)
         self.client = PostgresClient(
             configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
     }

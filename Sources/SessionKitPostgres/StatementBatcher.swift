@@ -5,9 +5,9 @@ import Synchronization
 /// are already out waits, and when one comes back, everything that waited goes out together (up to `maxBatch`).
 /// A call made when fewer are out goes out at once, alone, and so does a lone call that waited: an idle or quiet
 /// server answers as fast as before. When several waited, the batch lingers (`linger`) for the calls right behind
-/// them: in a storm, calls arrive at a steady rate, and a statement's round trip gathers only one or two of them
-/// (`Benchmarks/server-profile.sh`, 3,000 sessions × 4 instances: 1.6 calls a statement; with 8 ms, 5 calls a
-/// statement, a third fewer statements, the renewals sooner).
+/// them, until a whole batch waits: in a storm, calls arrive at a steady rate, and a statement's round trip gathers
+/// only one or two of them (`Benchmarks/server-profile.sh`, 3,000 sessions × 4 instances: 1.6 calls a statement;
+/// with 8 ms, 5 calls a statement, a third fewer statements, the renewals sooner).
 ///
 /// Two requests with the same `key` never share a statement (the later one waits for the next): one statement
 /// updates a row once.
@@ -40,6 +40,8 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
         var waiting: [Waiter] = []
         var inFlight = 0
         var nextID: UInt64 = 0
+        /// The linger under way, if any: cut short once a whole batch waits.
+        var lingering: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -72,15 +74,19 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
         }
         let turn = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
-                let now = state.withLock { state -> Turn? in
-                    if Task.isCancelled { return .answered(.failure(Self.cancelled)) }
+                let (now, full) = state.withLock { state -> (Turn?, Task<Void, Never>?) in
+                    if Task.isCancelled { return (.answered(.failure(Self.cancelled)), nil) }
                     if state.inFlight < maxInFlight && state.waiting.isEmpty {
                         state.inFlight += 1
-                        return .sendNow
+                        return (.sendNow, nil)
                     }
                     state.waiting.append(Waiter(id: id, request: request, continuation: continuation))
-                    return nil
+                    guard state.waiting.count >= maxBatch else { return (nil, nil) }
+                    defer { state.lingering = nil }
+                    return (nil, state.lingering)
                 }
+                // A whole batch waits: no reason to linger any longer.
+                full?.cancel()
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
@@ -124,8 +130,19 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
         }
         guard let lingers else { return }
         Task { [self] in
-            // The statement's slot stays taken meanwhile: calls that come now wait and join this batch.
-            if lingers { try? await Task.sleep(for: linger) }
+            // The statement's slot stays taken meanwhile: calls that come now wait and join this batch, and the
+            // one that makes it whole ends the linger (the sleep is a task of its own, so that ending it early
+            // never cancels the statement).
+            if lingers {
+                let sleeper = Task { _ = try? await Task.sleep(for: linger) }
+                let full = state.withLock { state in
+                    state.lingering = sleeper
+                    return state.waiting.count >= maxBatch
+                }
+                if full { sleeper.cancel() }
+                await sleeper.value
+                state.withLock { $0.lingering = nil }
+            }
             let batch = state.withLock { state in nextBatch(&state.waiting) }
             // Every waiting call was cancelled during the linger: give the slot back.
             guard !batch.isEmpty else { return finished(failing: nil, send: send) }

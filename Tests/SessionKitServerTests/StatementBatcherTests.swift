@@ -130,6 +130,26 @@ struct StatementBatcherTests {
         #expect(took < .seconds(30), "the lone call was held \(took)")
     }
 
+    @Test("a linger ends as soon as a whole batch waits")
+    func lingerEndsWhenFull() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 4, linger: .seconds(60), key: { $0 })
+        let sends = Sends()
+        let first = Task { try await batcher.submit(0, send: sends.send) }
+        try await sends.waitForHeld(1)
+        let waited = (1...2).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        try await Self.until { batcher.waitingCount == 2 }
+        let clock = ContinuousClock()
+        let took = try await clock.measure {
+            sends.release()
+            _ = try await first.value
+            // Two waited, fewer than a batch: the batch lingers; the two calls behind them make it whole.
+            let behind = (3...4).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+            for call in waited + behind { _ = try await call.value }
+        }
+        #expect(took < .seconds(30), "the full batch was held \(took)")
+        #expect(sends.batches.map { $0.sorted() } == [[0], [1, 2, 3, 4]])
+    }
+
     /// Waits until `condition` holds, for at most 5 s.
     static func until(_ condition: () -> Bool) async throws {
         let start = ContinuousClock.now
