@@ -29,8 +29,18 @@ extension PostgresSessionStore {
         _ connection: PostgresConnection, _ statement: Statement, announcedBy ticket: CommitWatch.Ticket?,
         generation: ([PostgresRow]) throws -> UInt64?
     ) async throws -> [PostgresRow] where Statement.Row == PostgresRow {
+        try await executeCommitted(connection, statement) { rows in try generation(rows).map { (ticket, $0) } }
+    }
+
+    /// ``executeCommitted(_:_:announcedBy:generation:)`` for a statement that may write several announced rows:
+    /// `written` names one of them by its writer's ticket and its generation (any one will do: the statement
+    /// commits as a whole), `nil` when nothing was written.
+    func executeCommitted<Statement: PostgresPreparedStatement>(
+        _ connection: PostgresConnection, _ statement: Statement,
+        written: ([PostgresRow]) throws -> (ticket: CommitWatch.Ticket?, generation: UInt64)?
+    ) async throws -> [PostgresRow] where Statement.Row == PostgresRow {
         let rows = try await execute(connection, statement)
-        guard let written = try generation(rows) else { return rows }
+        guard let (ticket, written) = try written(rows) else { return rows }
         if let ticket, await commitWatch.committed(ticket, generation: written) {
             announcedCommits.add(1, ordering: .relaxed)
             return rows

@@ -21,13 +21,19 @@ extension PostgresSessionStore: VersionedSecureStore {
     /// Calls made while another is out go out together, in one statement for all of them (``StatementBatcher``,
     /// ``PreparedStatements/LeaseIfDueBatch``): a renewal storm, where every instance meets thousands of expired
     /// sessions at once, sends a statement per batch instead of one per session. A batch never waits for a row
-    /// lock; a session whose row is held right now is read again alone, and only its caller waits.
+    /// lock; a session whose row is held right now goes into the next batch, and if it is held then too, it is
+    /// read again alone, and only its caller waits.
     public func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
         async throws(SecureStoreError) -> LeasedRead
     {
         let request = LeaseRequest(digest: try Self.digest(key), threshold: threshold, lease: lease)
-        let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
-        if let read = batched { return read }
+        // A row held now is mostly another statement's for a moment (another instance's batch): it goes into the
+        // next batch once, and only then alone.
+        for attempt in 0..<2 {
+            let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
+            if let read = batched { return read }
+            if attempt == 0 { busyRowRetries.add(1, ordering: .relaxed) }
+        }
         heldRowReads.add(1, ordering: .relaxed)
         let rows = try await call("reading a held item") { [self] connection in
             try await executeCommitted(
@@ -82,7 +88,7 @@ extension PostgresSessionStore: VersionedSecureStore {
     }
 
     /// The boolean in `column` of `row` (0-based): whether a lease was taken, or a write made.
-    private static func flag(_ row: PostgresRow, at column: Int) throws -> Bool {
+    static func flag(_ row: PostgresRow, at column: Int) throws -> Bool {
         try row.makeRandomAccess()[column].decode(Bool.self)
     }
 
@@ -94,7 +100,7 @@ extension PostgresSessionStore: VersionedSecureStore {
     }
 
     /// A row that starts with `sealed, key_id, generation, lease_owner, lease_until`, opened.
-    private func versionedItem(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> VersionedItem {
+    func versionedItem(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> VersionedItem {
         let (_, _, generation, owner, until) = try decodeRow(
             row, as: (ByteBuffer, String, Int64, String?, Date?).self)
         let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
@@ -148,21 +154,13 @@ extension PostgresSessionStore: VersionedSecureStore {
             let (generation) = try decodeRow(row, as: (Int64).self)
             return .written(version: UInt64(generation))
         }
-        let rows = try await call("replacing an item") { [self] connection in
-            try await executeCommitted(
-                connection, PreparedStatements.UpdateItem(write: write, expected: expected), announcedBy: ticket
-            ) { rows in
-                guard let row = rows.first, try Self.flag(row, at: 5) else { return nil }
-                return UInt64(try row.makeRandomAccess()[2].decode(Int64.self))
-            }
+        let request = UpdateRequest(write: write, expected: expected, ticket: ticket)
+        for attempt in 0..<2 {
+            let batched = try await updates.submit(request) { [self] requests in await sendUpdates(requests) }
+            if let written = batched { return written }
+            if attempt == 0 { busyRowRetries.add(1, ordering: .relaxed) }
         }
-        // No row in the snapshot: deleted, or deleted and written again since; a read tells.
-        guard let row = rows.first else { return .refused(current: nil) }
-        let (_, _, generation, _, _, written) = try decodeRow(
-            row, as: (ByteBuffer?, String?, Int64, String?, Date?, Bool).self)
-        if written { return .written(version: UInt64(generation)) }
-        // The snapshot's row, at the version expected: it changed after the snapshot, and that is all we know.
-        guard generation != expected else { return .refused(current: nil) }
-        return .refused(current: try versionedItem(row, digest: digest))
+        heldRowWrites.add(1, ordering: .relaxed)
+        return try await updateAlone(request)
     }
 }

@@ -64,10 +64,21 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// `leaseIfDue` calls, sent together when they wait: one statement out at a time (it never waits for a row
     /// lock), each answered with its read or `nil` when its row was held.
     let leaseReads: StatementBatcher<LeaseRequest, ByteBuffer, LeasedRead?>
-    /// How many of those reads met their row held by another statement and were sent again alone.
+    /// Conditional writes over a row, sent together when they wait, as the reads are: each answered with its
+    /// outcome, or `nil` when its row was held.
+    let updates: StatementBatcher<UpdateRequest, ByteBuffer, VersionedWrite?>
+    /// How many batched reads or writes met their row held by another statement and went into the next batch.
+    let busyRowRetries = Atomic<Int>(0)
+    /// ``busyRowRetries`` now, for tests that count statements.
+    var busyRowRetryCount: Int { busyRowRetries.load(ordering: .relaxed) }
+    /// How many batched reads met their row held in the next batch too, and were sent again alone.
     let heldRowReads = Atomic<Int>(0)
     /// ``heldRowReads`` now, for tests that count statements.
     var heldRowReadCount: Int { heldRowReads.load(ordering: .relaxed) }
+    /// How many batched writes met their row held in the next batch too, and were sent again alone.
+    let heldRowWrites = Atomic<Int>(0)
+    /// ``heldRowWrites`` now, for tests that count statements.
+    var heldRowWriteCount: Int { heldRowWrites.load(ordering: .relaxed) }
     /// How many statements confirmed the commit of a write before it was reported done (`executeCommitted`).
     let commitChecks = Atomic<Int>(0)
     /// Confirms announced writes by their own announcements while a ``changes()`` listener is up.
@@ -123,6 +134,8 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.connectionConfiguration = try configuration.connectionConfiguration()
         self.leaseReads = StatementBatcher(
             maxInFlight: 1, maxBatch: 100, linger: .milliseconds(50), key: \.digest)
+        self.updates = StatementBatcher(
+            maxInFlight: 1, maxBatch: 100, linger: .milliseconds(50), key: \.write.digest)
         self.client = PostgresClient(
             configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
     }

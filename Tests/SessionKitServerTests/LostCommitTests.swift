@@ -78,12 +78,31 @@ struct LostCommitTests {
             },
             done: { store in try await store.versionedData(forKey: "k").lease?.owner == lease.owner }),
         Case(
-            name: "a conditional write over a row", pattern: "AND generation = $10",
+            name: "a conditional write over a row (the batched statement)", pattern: "w.key_sealed",
             setUp: { store in _ = try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)) },
             write: { store in
                 let version = try await store.versionedData(forKey: "k").version
                 _ = try VersionedWriteTests.written(
                     try await store.replace(forKey: "k", ifVersion: version, with: Data("two".utf8)))
+            },
+            done: { store in try await store.data(forKey: "k") == Data("two".utf8) }, announcesItsGeneration: true),
+        Case(
+            name: "a conditional write over a row another transaction held (the single statement)",
+            pattern: "AND generation = $10",
+            setUp: { store in _ = try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)) },
+            write: { store in
+                // Held while the batch writes it: reported busy, it is written again alone, after the release.
+                let version = try await store.versionedData(forKey: "k").version
+                let held = try await HeldLock.take(in: store, key: "k")
+                let before = store.heldRowWriteCount
+                let write = Task { try await store.replace(forKey: "k", ifVersion: version, with: Data("two".utf8)) }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while store.heldRowWriteCount == before, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try await held.release()
+                #expect(store.heldRowWriteCount > before, "the batch did not find the row held")
+                _ = try VersionedWriteTests.written(try await write.value)
             },
             done: { store in try await store.data(forKey: "k") == Data("two".utf8) }, announcesItsGeneration: true),
         Case(

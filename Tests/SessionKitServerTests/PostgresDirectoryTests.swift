@@ -141,23 +141,24 @@ struct PostgresDirectoryTests {
         }
     }
 
-    /// A read that meets the row held by another instance's read at that instant sends one more statement, alone.
+    /// A read that meets the row held by another instance's read at that instant goes into the next batch, and
+    /// then alone if the row is held still: at most two more statements.
     @Test("4 instances meet an expired session at once: one statement each, the commit, and one refresh")
     func firstCallsLeaseAsTheyRead() async throws {
         try await Self.withFleet(4) { emulator, time, creator, instances in
             let (id, credentials) = try await Self.expiredSession(emulator, on: creator, time: time, latency: 0.2)
             let before = instances.map(\.store.statementCount)
-            let heldBefore = instances.map(\.store.heldRowReadCount)
+            let heldBefore = instances.map { $0.store.heldRowReadCount + $0.store.busyRowRetryCount }
             let checksBefore = instances.map(\.store.commitCheckCount)
             let announcedBefore = instances.map(\.store.announcedCommitCount)
             let tokens = try await Self.askAtOnce(instances, for: id, callers: 20)
             #expect(tokens.count == 1 && !tokens.contains(credentials.accessToken))
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
             let sent = zip(instances, before).map { $0.store.statementCount - $1 }
-            let held = zip(instances, heldBefore).map { $0.store.heldRowReadCount - $1 }
+            let held = zip(instances, heldBefore).map { $0.store.heldRowReadCount + $0.store.busyRowRetryCount - $1 }
             let checks = zip(instances, checksBefore).map { $0.store.commitCheckCount - $1 }.reduce(0, +)
             let announced = zip(instances, announcedBefore).map { $0.store.announcedCommitCount - $1 }.reduce(0, +)
-            #expect(held.allSatisfy { $0 <= 1 }, "held rows read again per instance: \(held)")
+            #expect(held.allSatisfy { $0 <= 2 }, "held rows read again per instance: \(held)")
             let (total, extra) = (sent.reduce(0, +), held.reduce(0, +))
             // The lease taken is confirmed committed by one more statement; the commit by its own announcement,
             // which the instance's listener hears only once PostgreSQL has committed it.
