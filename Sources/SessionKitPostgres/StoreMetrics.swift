@@ -5,7 +5,8 @@ import Synchronization
 
 /// What the PostgreSQL store counts, through swift-metrics: each call's duration by operation, and failed calls
 /// by error code. Operations are fixed names (`reading_an_item`, `reading_items` for first reads sent together,
-/// `reading_a_held_item`, `updating_an_item`…); no key, value or service
+/// `reading_a_held_item`, `replacing_items` for conditional writes sent together, `updating_an_item`…); no key,
+/// value or service
 /// appears in a label.
 final class StoreMetrics: Sendable {
     let factory: any MetricsFactory
