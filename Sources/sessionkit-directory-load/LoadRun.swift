@@ -45,21 +45,23 @@ final class LoadRun: Sendable {
             let cpuBefore = Memory.cpuMilliseconds()
             let started = ContinuousClock.now
             latencies = []
-            for (index, line, latency) in await round(directory, ids) {
-                lines[index] = line
-                latencies.append(latency)
-            }
+            let answers = await round(directory, ids)
             wall = ContinuousClock.now - started
             cpu = Memory.cpuMilliseconds() - cpuBefore
             statements = settings.store.statementCount - before
             commitChecks = settings.store.commitCheckCount - checksBefore
+            // The lines are made after the round, so that hashing tokens is not timed (the floor hashes none).
+            for (index, answer, latency) in answers {
+                lines[index] = Self.line(answer)
+                latencies.append(latency)
+            }
         }
         if let holdFile = settings.holdFile {
             FileHandle.standardOutput.write(Data("held\n".utf8))
             while !FileManager.default.fileExists(atPath: holdFile) { try await Task.sleep(for: .milliseconds(10)) }
             let before = settings.store.statementCount
             let held = await round(directory, ids)
-            let errors = held.filter { !$0.1.hasPrefix("ok ") }.count
+            let errors = held.filter { if case .failure = $0.1 { true } else { false } }.count
             FileHandle.standardError.write(
                 Data(
                     ("held round: calls: \(held.count), errors: \(errors), "
@@ -158,10 +160,28 @@ final class LoadRun: Sendable {
         return refusals
     }
 
-    /// Every session once, at most `concurrency` at a time: `(index, line, latency)` for each.
-    private func round(_ directory: SessionDirectory, _ ids: [SessionID]) async -> [(Int, String, Duration)] {
-        await withTaskGroup(of: (Int, String, Duration).self) { group in
-            var results: [(Int, String, Duration)] = []
+    /// What one call got: the access token, or the error's line.
+    typealias Answer = Result<Secret, LoadError>
+
+    /// An error's line, as the report prints it.
+    struct LoadError: Error {
+        let line: String
+    }
+
+    /// The report's line for `answer`: `ok` and the first 8 bytes of the token's SHA-256, in hex, or the error.
+    static func line(_ answer: Answer) -> String {
+        switch answer {
+        case .success(let token):
+            "ok " + Hex.string(SHA256.hash(data: Data(token.unsafeRawValue.utf8)).prefix(8))
+        case .failure(let error):
+            error.line
+        }
+    }
+
+    /// Every session once, at most `concurrency` at a time: `(index, answer, latency)` for each.
+    private func round(_ directory: SessionDirectory, _ ids: [SessionID]) async -> [(Int, Answer, Duration)] {
+        await withTaskGroup(of: (Int, Answer, Duration).self) { group in
+            var results: [(Int, Answer, Duration)] = []
             var next = 0
             func add() {
                 let index = next
@@ -178,18 +198,18 @@ final class LoadRun: Sendable {
     }
 
     /// One session's credentials, retried while the error is retryable and `retryFor` has not passed.
-    private func call(_ directory: SessionDirectory, _ id: SessionID, _ index: Int) async -> (Int, String, Duration) {
+    private func call(_ directory: SessionDirectory, _ id: SessionID, _ index: Int) async -> (Int, Answer, Duration) {
         let started = ContinuousClock.now
         var retrying = false
         while true {
             do {
                 let credentials = try await directory.credentials(for: id, minTTL: settings.minTTL)
-                let digest = Hex.string(SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8)).prefix(8))
-                return (index, "ok \(digest)", ContinuousClock.now - started)
+                return (index, .success(credentials.accessToken), ContinuousClock.now - started)
             } catch {
                 guard error.isRetryable, ContinuousClock.now - started < settings.retryFor else {
                     // A message names what failed and never a secret (the house rule for every error).
-                    return (index, "error \(error.code): \(error.message)", ContinuousClock.now - started)
+                    let line = "error \(error.code): \(error.message)"
+                    return (index, .failure(LoadError(line: line)), ContinuousClock.now - started)
                 }
                 if !retrying {
                     retrying = true
