@@ -7,11 +7,8 @@ extension PostgresSessionStore {
     /// Sends `requests` in one statement (``PreparedStatements/UpdateItemBatch``, sorted by digest, which never
     /// waits for a row lock) and answers each, in their order: `nil` for one whose row was held.
     func sendUpdates(_ requests: [UpdateRequest]) async -> [Result<VersionedWrite?, SecureStoreError>] {
-        let order = requests.indices.sorted {
-            requests[$0].write.digest.readableBytesView.lexicographicallyPrecedes(
-                requests[$1].write.digest.readableBytesView)
-        }
-        let sorted = order.map { requests[$0] }
+        let batch = BatchOrder(requests, digest: \.write.digest)
+        let sorted = batch.sorted
         do throws(SecureStoreError) {
             // Reported done once committed: confirmed by the announcement of any row it wrote, else a statement.
             let rows = try await call("replacing items") { [self] connection in
@@ -35,13 +32,7 @@ extension PostgresSessionStore {
             for row in rows {
                 let (_, _, generation, _, _, written, position, busy) = try decodeRow(
                     row, as: (ByteBuffer?, String?, Int64, String?, Date?, Bool, Int64, Bool).self)
-                guard position >= 1, position <= sorted.count else {
-                    throw SecureStoreError(
-                        code: .corrupted,
-                        message: "a batched write returned row \(position) of \(sorted.count); run "
-                            + "migrate() with this version of SessionKit")
-                }
-                let index = order[Int(position) - 1]
+                let index = try batch.index(ofPosition: position, what: "write")
                 if written {
                     answers[index] = .success(.written(version: UInt64(generation)))
                 } else if busy {

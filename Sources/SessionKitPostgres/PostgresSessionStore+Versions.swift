@@ -48,11 +48,8 @@ extension PostgresSessionStore: VersionedSecureStore {
 
     /// Sends `requests` in one statement and answers each, in their order: `nil` for one whose row was held.
     private func sendLeaseReads(_ requests: [LeaseRequest]) async -> [Result<LeasedRead?, SecureStoreError>] {
-        // Sorted by digest, so that every instance meets rows in the same order.
-        let order = requests.indices.sorted {
-            requests[$0].digest.readableBytesView.lexicographicallyPrecedes(requests[$1].digest.readableBytesView)
-        }
-        let sorted = order.map { requests[$0] }
+        let batch = BatchOrder(requests, digest: \.digest)
+        let sorted = batch.sorted
         do throws(SecureStoreError) {
             // Confirmed committed when it leased anything: a lease reported taken is acted on (a grant is sent).
             let rows = try await call("reading items") { [self] connection in
@@ -69,13 +66,7 @@ extension PostgresSessionStore: VersionedSecureStore {
             for row in rows {
                 let (_, _, _, _, _, _, position, busy) = try decodeRow(
                     row, as: (ByteBuffer?, String?, Int64, String?, Date?, Bool, Int64, Bool).self)
-                guard position >= 1, position <= sorted.count else {
-                    throw SecureStoreError(
-                        code: .corrupted,
-                        message: "a batched read returned row \(position) of \(sorted.count); run "
-                            + "migrate() with this version of SessionKit")
-                }
-                let index = order[Int(position) - 1]
+                let index = try batch.index(ofPosition: position, what: "read")
                 answers[index] =
                     busy
                     ? .success(nil)
