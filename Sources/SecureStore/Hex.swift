@@ -20,11 +20,14 @@ package enum Hex {
     /// The bytes written by ``string(_:)``, or `nil` unless `text` is an even number of hexadecimal characters
     /// (either case).
     package static func bytes<Text: Collection<UInt8>>(_ text: Text) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
+        // Copied first: a caller in another module reaches this unspecialized, where walking `Text` itself costs
+        // a witness call per character (a listener reads a digest from every announcement).
+        let characters = Array(text)
+        guard characters.count % 2 == 0 else { return nil }
         var result: [UInt8] = []
-        result.reserveCapacity(text.count / 2)
+        result.reserveCapacity(characters.count / 2)
         var high: UInt8?
-        for character in text {
+        for character in characters {
             guard let nibble = value(of: character) else { return nil }
             if let first = high {
                 result.append(first << 4 | nibble)
