@@ -99,10 +99,13 @@ extension PostgresSessionStore: VersionedSecureStore {
     }
 
     /// Writes `data` (or deletes the item, for `nil`) only if its row is still at generation `version` (`0`: no
-    /// row), in one statement with its NOTIFY and no lock of the store's own: a row another writer holds is
-    /// waited for, then found changed. The write sets the row's `due_at` and ends its lease. A refused update
-    /// returns the row as it is now, from the same statement, unless the row changed while the update waited for
-    /// it (the statement's snapshot predates that change).
+    /// row), in one statement with its NOTIFY and no lock of the store's own. The write sets the row's `due_at` and
+    /// ends its lease. A refused update returns the row as it is now, from the same statement, unless the row
+    /// changed while the update waited for it (the statement's snapshot predates that change).
+    ///
+    /// Updates made while another is out go out together, as the reads of ``leaseIfDue(forKey:dueBy:lease:)`` do
+    /// (``PreparedStatements/UpdateItemBatch``), and like them never wait for a row lock in a batch: a row held
+    /// then goes into the next batch, and if it is held then too, it is written alone, waiting for the row.
     public func replace(forKey key: String, ifVersion version: UInt64, with data: Data?, dueAt: Date?)
         async throws(SecureStoreError) -> VersionedWrite
     {
