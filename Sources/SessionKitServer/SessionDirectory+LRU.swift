@@ -28,7 +28,10 @@ extension SessionDirectory {
 
         mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
             clock += 1
-            let digest = SecureStoreChange.digest(ofKey: manager.storeKey)
+            // A manager admitted by its first call has its digest already.
+            let digest =
+                arriving[id].flatMap { $0.manager === manager ? $0.digest : nil }
+                ?? SecureStoreChange.digest(ofKey: manager.storeKey)
             entries[id] = (manager, digest, clock)
             byDigest[digest] = id
             guard entries.count > capacity else { return }
