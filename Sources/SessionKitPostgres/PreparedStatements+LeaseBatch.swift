@@ -8,8 +8,13 @@ extension PreparedStatements {
     ///
     /// It never waits for a row lock: a due row that another statement holds (another instance leasing it at
     /// this moment, or a transaction in the middle of an update) is skipped and reported busy, and its caller
-    /// sends ``LeaseIfDue`` alone, which waits for the row as before. So one held row never holds up the calls
-    /// for other sessions that share the batch, and two instances' batches never deadlock.
+    /// sends it again (see `leaseIfDue`). So one held row never holds up the calls for other sessions that share
+    /// the batch, and two instances' batches never deadlock.
+    ///
+    /// A due row is returned as its row lock found it (the version another writer committed after this
+    /// statement began, not the one before), and written only when it is leased here: a due row that already
+    /// has a lease is locked and read, not rewritten. In a storm, three of four instances meet each session
+    /// leased by the fourth.
     ///
     /// Returns, for each requested item that has a row, the columns of ``LeaseIfDue``, then the request's
     /// 1-based position in the arrays, then whether it is busy (its other columns are then to be ignored).
@@ -22,25 +27,27 @@ extension PreparedStatements {
                 SELECT * FROM unnest($2::bytea[], $3::timestamptz[], $4::text[], $5::timestamptz[])
                     WITH ORDINALITY AS r(digest, threshold, owner, until, position)),
             free AS (
-                SELECT i.key_digest FROM sessionkit_items i JOIN wanted w ON i.key_digest = w.digest
+                SELECT i.key_digest, i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, w.owner, w.until,
+                    w.position
+                FROM sessionkit_items i JOIN wanted w ON i.key_digest = w.digest
                 WHERE i.service = $1 AND i.due_at <= w.threshold
                 FOR UPDATE OF i SKIP LOCKED),
             due AS (
-                UPDATE sessionkit_items i SET
-                    lease_owner = CASE WHEN i.lease_owner IS NULL THEN w.owner ELSE i.lease_owner END,
-                    lease_until = CASE WHEN i.lease_owner IS NULL THEN w.until ELSE i.lease_until END,
-                    generation = CASE WHEN i.lease_owner IS NULL THEN i.generation + 1 ELSE i.generation END
-                FROM wanted w
-                WHERE i.service = $1 AND i.key_digest = w.digest AND i.due_at <= w.threshold
-                    AND i.key_digest IN (SELECT key_digest FROM free)
+                UPDATE sessionkit_items i SET lease_owner = f.owner, lease_until = f.until,
+                    generation = i.generation + 1
+                FROM free f
+                WHERE i.service = $1 AND i.key_digest = f.key_digest AND i.lease_owner IS NULL
                 RETURNING i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until,
-                    i.lease_owner = w.owner AND i.lease_until = w.until, w.position)
+                    i.lease_owner = f.owner AND i.lease_until = f.until, f.position)
             SELECT *, false FROM due
+            UNION ALL
+            SELECT f.sealed, f.key_id, f.generation, f.lease_owner, f.lease_until, false, f.position, false
+            FROM free f WHERE f.position NOT IN (SELECT position FROM due)
             UNION ALL
             SELECT i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, false, w.position,
                 i.due_at IS NOT NULL AND i.due_at <= w.threshold
             FROM wanted w JOIN sessionkit_items i ON i.service = $1 AND i.key_digest = w.digest
-            WHERE w.position NOT IN (SELECT position FROM due)
+            WHERE w.position NOT IN (SELECT position FROM free)
             """
         typealias Row = PostgresRow
         let service: String
