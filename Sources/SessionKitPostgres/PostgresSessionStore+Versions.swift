@@ -27,12 +27,8 @@ extension PostgresSessionStore: VersionedSecureStore {
         async throws(SecureStoreError) -> LeasedRead
     {
         let request = LeaseRequest(digest: try Self.digest(key), threshold: threshold, lease: lease)
-        // A row held now is mostly another statement's for a moment (another instance's batch): it goes into the
-        // next batch once, and only then alone.
-        for attempt in 0..<2 {
-            let batched = try await leaseReads.submit(request) { [self] requests in await sendLeaseReads(requests) }
-            if let read = batched { return read }
-            if attempt == 0 { busyRowRetries.add(1, ordering: .relaxed) }
+        if let read = try await submitted(request, to: leaseReads, send: { [self] in await sendLeaseReads($0) }) {
+            return read
         }
         heldRowReads.add(1, ordering: .relaxed)
         let rows = try await call("reading a held item") { [self] connection in
@@ -44,6 +40,18 @@ extension PostgresSessionStore: VersionedSecureStore {
                 wrote: { rows in try rows.contains { try Self.flag($0, at: 5) } })
         }
         return try leasedRead(rows.first, digest: request.digest)
+    }
+
+    /// `request`'s answer from a batch of `batcher`, or `nil` when its row was held twice. A row held now is
+    /// mostly another statement's for a moment (another instance's batch): it goes into the next batch once, and
+    /// only then is its caller told to send it alone.
+    private func submitted<Request, Key, Answer>(
+        _ request: Request, to batcher: StatementBatcher<Request, Key, Answer?>,
+        send: @escaping StatementBatcher<Request, Key, Answer?>.Send
+    ) async throws(SecureStoreError) -> Answer? {
+        if let answer = try await batcher.submit(request, send: send) { return answer }
+        busyRowRetries.add(1, ordering: .relaxed)
+        return try await batcher.submit(request, send: send)
     }
 
     /// Sends `requests` in one statement and answers each, in their order: `nil` for one whose row was held.
@@ -149,10 +157,8 @@ extension PostgresSessionStore: VersionedSecureStore {
             return .written(version: UInt64(generation))
         }
         let request = UpdateRequest(write: write, expected: expected, ticket: ticket)
-        for attempt in 0..<2 {
-            let batched = try await updates.submit(request) { [self] requests in await sendUpdates(requests) }
-            if let written = batched { return written }
-            if attempt == 0 { busyRowRetries.add(1, ordering: .relaxed) }
+        if let written = try await submitted(request, to: updates, send: { [self] in await sendUpdates($0) }) {
+            return written
         }
         heldRowWrites.add(1, ordering: .relaxed)
         return try await updateAlone(request)
