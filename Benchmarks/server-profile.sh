@@ -23,7 +23,8 @@ cleanup() {
     scripts/postgres-stop.sh >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)
+# Plain TCP to PostgreSQL unless SSLMODE says otherwise, as in server.sh.
+SESSIONKIT_POSTGRES_URL="$(scripts/postgres-start.sh)?sslmode=${SSLMODE:-disable}"
 export SESSIONKIT_POSTGRES_URL
 "$bin/sessionkit-emulator" serve --test-controls >"$out/emulator.log" 2>&1 &
 emulator=$!

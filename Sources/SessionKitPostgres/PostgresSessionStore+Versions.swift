@@ -91,10 +91,23 @@ extension PostgresSessionStore: VersionedSecureStore {
         try row.makeRandomAccess()[column].decode(Bool.self)
     }
 
-    /// A row of ``PreparedStatements/LeaseIfDue`` (or of the batch), opened; no row: no item.
+    /// A row of ``PreparedStatements/LeaseIfDue`` (or of the batch), opened; no row: no item. A row without its
+    /// sealed value is due under another owner's live lease: its version and lease only.
     private func leasedRead(_ row: PostgresRow?, digest: ByteBuffer) throws(SecureStoreError) -> LeasedRead {
         guard let row else { return LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased) }
-        let (_, _, _, _, _, leased) = try decodeRow(row, as: (ByteBuffer, String, Int64, String?, Date?, Bool).self)
+        let (sealed, _, generation, owner, until, leased) = try decodeRow(
+            row, as: (ByteBuffer?, String, Int64, String?, Date?, Bool).self)
+        guard sealed != nil else {
+            let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
+            guard let lease else {
+                throw SecureStoreError(
+                    code: .corrupted,
+                    message: "the database returned an item without its value and without a lease, which the "
+                        + "store's statements never do; check that sessionkit_items was not altered by hand")
+            }
+            return LeasedRead(
+                item: VersionedItem(data: nil, version: UInt64(generation), lease: lease), outcome: .heldElsewhere)
+        }
         return LeasedRead(item: try versionedItem(row, digest: digest), outcome: leased ? .leased : .notLeased)
     }
 

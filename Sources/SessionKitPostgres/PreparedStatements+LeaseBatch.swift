@@ -13,8 +13,9 @@ extension PreparedStatements {
     ///
     /// A due row is returned as its row lock found it (the version another writer committed after this
     /// statement began, not the one before), and written only when it is leased here: a due row that already
-    /// has a lease is locked and read, not rewritten. In a storm, three of four instances meet each session
-    /// leased by the fourth.
+    /// has a lease is locked and read, not rewritten, and under another owner's live lease it comes without its
+    /// sealed value (``SecureStore/LeasedRead/Outcome/heldElsewhere``). In a storm, three of four instances meet
+    /// each session leased by the fourth: they wait for its write, which is announced with the value.
     ///
     /// Returns, for each requested item that has a row, the columns of ``LeaseIfDue``, then the request's
     /// 1-based position in the arrays, then whether it is busy (its other columns are then to be ignored).
@@ -41,7 +42,8 @@ extension PreparedStatements {
                     i.lease_owner = f.owner AND i.lease_until = f.until, f.position)
             SELECT *, false FROM due
             UNION ALL
-            SELECT f.sealed, f.key_id, f.generation, f.lease_owner, f.lease_until, false, f.position, false
+            SELECT CASE WHEN f.lease_owner <> f.owner AND f.lease_until > now() THEN NULL ELSE f.sealed END,
+                f.key_id, f.generation, f.lease_owner, f.lease_until, false, f.position, false
             FROM free f WHERE f.position NOT IN (SELECT position FROM due)
             UNION ALL
             SELECT i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, false, w.position,

@@ -88,8 +88,9 @@ enum PreparedStatements {
     /// The item read and, when it is due by `$3` and no lease is on it, leased to `$4` until `$5`, with its
     /// generation moved on and nothing announced: `leaseIfDue(forKey:dueBy:lease:)`. A due row is updated even
     /// when a lease is on it (its lease is left as it is): an update that waited for another writer's row lock
-    /// then reads that writer's version, where a plain read would return the one before it. The last column is
-    /// true when the lease asked for was taken.
+    /// then reads that writer's version, where a plain read would return the one before it. Under another
+    /// owner's live lease the sealed value comes back `NULL` (``SecureStore/LeasedRead/Outcome/heldElsewhere``).
+    /// The last column is true when the lease asked for was taken.
     struct LeaseIfDue: PostgresPreparedStatement {
         /// The statement's name on a connection (see ``ReadItem/name``).
         static let name = "sessionkit_lease_if_due"
@@ -102,8 +103,8 @@ enum PreparedStatements {
                     generation = CASE WHEN lease_owner IS NULL THEN generation + 1 ELSE generation END
                 WHERE service = $1 AND key_digest = $2 AND due_at <= $3::timestamptz
                 RETURNING sealed, key_id, generation, lease_owner, lease_until)
-            SELECT sealed, key_id, generation, lease_owner, lease_until,
-                lease_owner = $4 AND lease_until = $5::timestamptz
+            SELECT CASE WHEN lease_owner <> $4 AND lease_until > now() THEN NULL ELSE sealed END, key_id,
+                generation, lease_owner, lease_until, lease_owner = $4 AND lease_until = $5::timestamptz
             FROM due
             UNION ALL
             SELECT sealed, key_id, generation, lease_owner, lease_until, false FROM sessionkit_items

@@ -23,8 +23,10 @@ struct LeaseIfDueTests {
         let first = try await store.leaseIfDue(forKey: "k", dueBy: Self.now, lease: Self.lease)
         #expect(first.outcome == .leased && first.item.data == Data("one".utf8) && first.item.version > written)
         #expect(Self.same(first.item.lease, Self.lease))
+        // Another reader learns who renews it and at what version, without the value it could not use.
         let second = try await store.leaseIfDue(forKey: "k", dueBy: Self.now, lease: Self.other)
-        #expect(second.outcome == .notLeased && second.item.version == first.item.version)
+        #expect(second.outcome == .heldElsewhere && second.item.version == first.item.version)
+        #expect(second.item.data == nil, "a reader that must wait is not sent the value")
         #expect(Self.same(second.item.lease, Self.lease), "the second reader sees the first one's lease")
         #expect(Self.same(try await store.versionedData(forKey: "k").lease, Self.lease))
         // A write from before the lease is refused, with the row and its lease.
@@ -74,6 +76,53 @@ struct LeaseIfDueTests {
         }
     }
 
+    @Test(
+        "a due item comes with its value under a lapsed lease or the reader's own, without it under another's live one",
+        arguments: [false, true])
+    func valueUnlessHeldElsewhere(batched: Bool) async throws {
+        let store = try await TestPostgres.store()
+        let due = Self.now.addingTimeInterval(-10)
+        for key in ["lapsed", "own", "live"] {
+            _ = try await store.replace(forKey: key, ifVersion: 0, with: Data(key.utf8), dueAt: due)
+        }
+        let lapsed = ItemLease(owner: "instance-b", until: Self.now.addingTimeInterval(-1))
+        let digests = try ["lapsed", "own", "live"].map { try PostgresSessionStore.digest($0) }
+        let owners = [lapsed.owner, Self.lease.owner, Self.other.owner]
+        let untils = [lapsed.until, Self.lease.until, Self.other.until]
+        // Leases as other instances' reads leave them, written on a connection of the test's own.
+        let writer = try await HeldLock.take(in: store, key: "lapsed")
+        for (digest, (owner, until)) in zip(digests, zip(owners, untils)) {
+            _ = try await writer.connection.query(
+                """
+                UPDATE sessionkit_items SET lease_owner = \(owner), lease_until = \(until)
+                WHERE service = \(store.service) AND key_digest = \(digest)
+                """, logger: Logger(label: "lease-test")
+            ).collect()
+        }
+        try await writer.release()
+        // One call at a time goes out alone; several at once share a batch statement.
+        let reads: [String: LeasedRead]
+        if batched {
+            reads = try await withThrowingTaskGroup(of: (String, LeasedRead).self) { group in
+                for key in ["lapsed", "own", "live"] {
+                    group.addTask { (key, try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: Self.lease)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+        } else {
+            var one: [String: LeasedRead] = [:]
+            for key in ["lapsed", "own", "live"] {
+                one[key] = try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: Self.lease)
+            }
+            reads = one
+        }
+        // A lapsed lease is not taken over by the read (the caller decides), and the value comes for that.
+        #expect(reads["lapsed"]?.outcome == .notLeased && reads["lapsed"]?.item.data == Data("lapsed".utf8))
+        #expect(reads["own"]?.outcome == .notLeased && reads["own"]?.item.data == Data("own".utf8))
+        #expect(reads["live"]?.outcome == .heldElsewhere && reads["live"]?.item.data == nil)
+        #expect(Self.same(reads["live"]?.item.lease, Self.other))
+    }
+
     @Test("two readers in the same instant: the one that waited for the other's row lock sees the other's lease")
     func contended() async throws {
         let store = try await TestPostgres.store()
@@ -104,9 +153,10 @@ struct LeaseIfDueTests {
         ).collect()
         try await held.release()
         let read = try await reading.value
-        #expect(read.outcome == .notLeased)
+        #expect(read.outcome == .heldElsewhere && read.item.data == nil)
         #expect(read.item.version == written + 1 && read.item.lease?.owner == "instance-b", "the row as it is now")
-        #expect(try await store.versionedData(forKey: "k") == read.item)
+        let stored = try await store.versionedData(forKey: "k")
+        #expect(stored.version == read.item.version && stored.lease == read.item.lease)
     }
 
     @Test("two instances read 300 due items at once: each leased exactly once, each reader its own item, in batches")
@@ -142,21 +192,25 @@ struct LeaseIfDueTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(reads.count == 2 * (keys.count + extra.count))
-        for (key, _, read) in reads where !extra.contains(key) {
+        for (key, _, read) in reads where !extra.contains(key) && read.outcome == .leased {
             #expect(read.item.data == Data("value of \(key)".utf8), "the reader of \(key) got its own item")
         }
         for key in keys {
             let leased = reads.filter { $0.0 == key && $0.2.outcome == .leased }
             #expect(leased.count == 1, "\(key) leased \(leased.count) times")
-            let other = reads.first { $0.0 == key && $0.2.outcome == .notLeased }
+            let other = reads.first { $0.0 == key && $0.2.outcome != .leased }
+            #expect(other?.2.outcome == .heldElsewhere && other?.2.item.data == nil, "\(key) came without its value")
             #expect(other?.2.item.lease?.owner == leased.first?.1, "the other reader of \(key) saw the lease")
+            #expect(other?.2.item.version == leased.first?.2.item.version, "at the version the lease gave \(key)")
         }
         for (key, _, read) in reads where extra.contains(key) {
-            #expect(read.outcome == .notLeased, "\(key)")
             switch key {
-            case "later": #expect(read.item.data == Data("later".utf8) && read.item.lease == nil)
-            case "held": #expect(read.item.lease?.owner == Self.other.owner)
-            default: #expect(read.item == VersionedItem(data: nil, version: 0))
+            case "later":
+                #expect(read.outcome == .notLeased && read.item.data == Data("later".utf8) && read.item.lease == nil)
+            case "held":
+                #expect(read.outcome == .heldElsewhere && read.item.data == nil)
+                #expect(read.item.lease?.owner == Self.other.owner)
+            default: #expect(read == LeasedRead(item: VersionedItem(data: nil, version: 0), outcome: .notLeased))
             }
         }
         let statements = instances.map(\.0.statementCount).reduce(0, +)

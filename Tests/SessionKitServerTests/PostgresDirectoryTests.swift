@@ -168,6 +168,33 @@ struct PostgresDirectoryTests {
         }
     }
 
+    /// A first call that meets another instance's live lease is not sent the record (it could not use it) and
+    /// waits for that instance's write; when none comes and the lease lapses, it renews the session itself.
+    @Test("a first call that meets a lease whose holder died: it waits, and once the lease lapses renews the session")
+    func leaseHolderDied() async throws {
+        try await Self.withTwoInstances { emulator, time, a, b, credentials in
+            let id = try await a.directory.create(credentials)
+            time.advance(by: (credentials.expiresAt ?? Date()).timeIntervalSinceNow + 1)
+            try await emulator.controls.resetRequestCounts()
+            // An instance that leased the session as it read it, then stopped: its lease lives 2 s on the
+            // instances' clock, and much longer on PostgreSQL's (the test clock runs ahead of it).
+            let key = a.directory.manager(for: id).storeKey
+            let ghost = ItemLease(owner: "ghost", until: time.clock.now().addingTimeInterval(2))
+            let held = try await b.store.leaseIfDue(forKey: key, dueBy: time.clock.now(), lease: ghost)
+            #expect(held.outcome == .leased)
+            let started = ContinuousClock.now
+            let waiting = Task { try await b.directory.credentials(for: id, minTTL: 60) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0, "no grant under a live lease")
+            time.advance(by: 3)
+            let renewed = try await waiting.value
+            #expect(renewed.accessToken != credentials.accessToken)
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1)
+            #expect(ContinuousClock.now - started < .seconds(5), "took \(ContinuousClock.now - started)")
+            #expect(try await a.directory.credentials(for: id, minTTL: 60) == renewed, "the other instance has it too")
+        }
+    }
+
     @Test("a session written before migration 3 (no due time) is renewed once the old way, then leased the new way")
     func writtenBeforeMigration3() async throws {
         try await Self.withFleet(3) { emulator, time, creator, instances in

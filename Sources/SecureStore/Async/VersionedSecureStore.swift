@@ -59,10 +59,16 @@ public struct LeasedRead: Sendable, Hashable {
         /// The item was due and free: the lease asked for is taken, and ``LeasedRead/item`` is at the version
         /// the lease gave it.
         case leased
-        /// The item is not due, has no due time, does not exist, or a lease is on it (active or lapsed): nothing
-        /// was written, and ``LeasedRead/item`` is the item as stored, with that lease. A read that met another
-        /// reader leasing the item in the same instant returns the item as that reader left it.
+        /// The item is not due, has no due time, does not exist, or a lease is on it that is lapsed or the
+        /// caller's own: nothing was written, and ``LeasedRead/item`` is the item as stored, with that lease. A
+        /// read that met another reader leasing the item in the same instant returns the item as that reader left
+        /// it.
         case notLeased
+        /// The item is due and another owner's lease on it is live: nothing was written, and ``LeasedRead/item``
+        /// has the item's version and that lease but no data. Its holder is renewing it: the caller waits for the
+        /// write that ends the lease (announced, or read after the lease lapses) rather than for a value it could
+        /// not use. A store may always answer ``notLeased`` with the data instead.
+        case heldElsewhere
     }
 
     /// The item (with the lease on it, if any).
@@ -104,7 +110,8 @@ public protocol VersionedSecureStore: AsyncSecureStore {
 
     /// Reads the item under `key` and, in the same round trip, leases it as `lease` says when it falls due at or
     /// before `threshold` (its `dueAt`) and no lease is on it. The lease moves the item's version on, without
-    /// announcing it; the write that follows (any write) ends it.
+    /// announcing it; the write that follows (any write) ends it. A due item under another owner's live lease
+    /// may come back without its data (``LeasedRead/Outcome/heldElsewhere``).
     func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
         async throws(SecureStoreError) -> LeasedRead
 }

@@ -55,6 +55,9 @@ extension SessionManager {
         case leased(SessionRecord)
         /// Anything else: the record as stored, with whatever lease is on it.
         case read(SessionRecord)
+        /// The session was due and another instance's live lease is on it, at this store version; the store
+        /// did not send the record (``SecureStore/LeasedRead/Outcome/heldElsewhere``).
+        case heldElsewhere(version: UInt64)
     }
 
     /// A first call's read: with a versioned store, the record is read and, when its access token expires within
@@ -71,8 +74,11 @@ extension SessionManager {
         } catch {
             throw storeFailure(error)
         }
-        let record = try cacheLoaded(read.item)
-        return read.outcome == .leased ? .leased(record) : .read(record)
+        switch read.outcome {
+        case .heldElsewhere: return .heldElsewhere(version: read.item.version)
+        case .leased: return .leased(try cacheLoaded(read.item))
+        case .notLeased: return .read(try cacheLoaded(read.item))
+        }
     }
 
     /// Decodes a record just read from a versioned store, with the lease kept beside it, caches it unless a newer

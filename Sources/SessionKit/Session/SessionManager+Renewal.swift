@@ -81,6 +81,13 @@ extension SessionManager {
         switch target == .session ? try await loadRecordLeasingIfDue(minTTL: minTTL) : .read(try await loadRecord()) {
         case .leased(let read): (record, leased) = (read, true)
         case .read(let read): record = read
+        case .heldElsewhere(let version):
+            // Another instance is renewing the session: its write is what this call needs, not the stored record,
+            // which the store did not send. Ends with a newer version, or with this one once its lease lapsed.
+            record = try await waitForOtherRenewal(until: ContinuousClock.now + policy.waitTimeout) { [clock] in
+                guard let stored = $0.storeVersion else { return false }
+                return stored > version || stored == version && !($0.renewal?.isActive(at: clock.now()) ?? false)
+            }
         }
         if let stored = target.credentials(in: record), stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
         {
@@ -228,13 +235,19 @@ extension SessionManager {
     private func waitForOtherRenewal(after generation: UInt64, until deadline: ContinuousClock.Instant)
         async throws(SessionKitError) -> SessionRecord
     {
+        try await waitForOtherRenewal(until: deadline) { [clock] record in
+            record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false)
+        }
+    }
+
+    /// Waits until the record held in memory or read from the store `endsWait`, and returns it.
+    private func waitForOtherRenewal(
+        until deadline: ContinuousClock.Instant, endsWait: (SessionRecord) -> Bool
+    ) async throws(SessionKitError) -> SessionRecord {
         states.publish(.renewing)
         // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`.
         // A store that announces written items hands the new record over (`storeDidChange(to:)`): then the wait
         // ends with it, and nothing is read.
-        func endsWait(_ record: SessionRecord) -> Bool {
-            record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false)
-        }
         // Once the store is known to announce changes (heard, or listened to), polls are only a safety net, a
         // second apart: a lost listening connection wakes every waiter anyway.
         let announced = changes.hasSignalled || listening?.isListening == true
