@@ -23,8 +23,8 @@ cleanup() {
     scripts/postgres-stop.sh >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-# Plain TCP to PostgreSQL unless SSLMODE says otherwise, as in server.sh.
-SESSIONKIT_POSTGRES_URL="$(scripts/postgres-start.sh)?sslmode=${SSLMODE:-disable}"
+# TLS to PostgreSQL (the cluster serves it) unless SSLMODE says otherwise, as in server.sh.
+SESSIONKIT_POSTGRES_URL="$(scripts/postgres-start.sh)${SSLMODE:+?sslmode=$SSLMODE}"
 export SESSIONKIT_POSTGRES_URL
 "$bin/sessionkit-emulator" serve --test-controls >"$out/emulator.log" 2>&1 &
 emulator=$!

@@ -22,12 +22,12 @@
 #     LOAD_NIO_EXECUTOR=1 Benchmarks/server.sh  # every process (instances and floor clients) runs its tasks on
 #                                               # NIO's event loops (NIOSingletons' global executor)
 #     LOAD_EVENT_LOOPS=1 Benchmarks/server.sh   # every process gets one NIO event loop instead of one per core
-#     SSLMODE=require Benchmarks/server.sh      # the instances reach PostgreSQL over TLS
+#     SSLMODE=disable Benchmarks/server.sh      # the instances reach PostgreSQL over plain TCP
 #
-# The instances reach PostgreSQL, like the provider, over plain TCP on loopback (`sslmode=disable`, as with a
-# cluster that has `ssl = off`, PostgreSQL's default): the floor pays for no TLS either. With SSLMODE=require
-# (scripts/postgres-start.sh's cluster serves TLS) every statement, row and announcement is also encrypted and
-# decrypted, by the instances and by PostgreSQL, which the floor does not pay for.
+# By default the instances reach PostgreSQL as the URL says, which for scripts/postgres-start.sh's cluster means
+# TLS (`sslmode=prefer`, and the cluster serves TLS): every statement, row and announcement is encrypted and
+# decrypted by the instances and by PostgreSQL, which the floor (plain HTTP to the emulator) does not pay for.
+# SSLMODE=disable|require|... adds `sslmode` to a URL that has none.
 #
 # Uses $SESSIONKIT_POSTGRES_URL, or starts a throw-away cluster with scripts/postgres-start.sh (and stops it).
 # Builds sessionkit-directory-load and sessionkit-emulator with `swift build -c release`.
@@ -55,10 +55,10 @@ if [ -z "${SESSIONKIT_POSTGRES_URL:-}" ]; then
     SESSIONKIT_POSTGRES_URL=$(scripts/postgres-start.sh)
     started_postgres=1
 fi
-case $SESSIONKIT_POSTGRES_URL in
-*sslmode=*) ;;
-*\?*) SESSIONKIT_POSTGRES_URL="$SESSIONKIT_POSTGRES_URL&sslmode=${SSLMODE:-disable}" ;;
-*) SESSIONKIT_POSTGRES_URL="$SESSIONKIT_POSTGRES_URL?sslmode=${SSLMODE:-disable}" ;;
+case ${SSLMODE:-}:$SESSIONKIT_POSTGRES_URL in
+:* | *sslmode=*) ;;
+*\?*) SESSIONKIT_POSTGRES_URL="$SESSIONKIT_POSTGRES_URL&sslmode=$SSLMODE" ;;
+*) SESSIONKIT_POSTGRES_URL="$SESSIONKIT_POSTGRES_URL?sslmode=$SSLMODE" ;;
 esac
 export SESSIONKIT_POSTGRES_URL
 
