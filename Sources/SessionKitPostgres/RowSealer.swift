@@ -17,6 +17,23 @@ struct RowSealer: Sendable {
 
     let keys: PostgresSessionStore.Keys
     let service: String
+    /// The associated data's start for each purpose (everything but the key digest), made once: every row read
+    /// and every announcement is opened with it.
+    private let prefixes: (itemValue: Data, itemKey: Data, journalValue: Data)
+
+    init(keys: PostgresSessionStore.Keys, service: String) {
+        self.keys = keys
+        self.service = service
+        func prefix(_ purpose: Purpose) -> Data {
+            var data = Data(purpose.rawValue.utf8)
+            data.append(0)
+            let serviceBytes = Data(service.utf8)
+            withUnsafeBytes(of: UInt32(serviceBytes.count).bigEndian) { data.append(contentsOf: $0) }
+            data.append(serviceBytes)
+            return data
+        }
+        prefixes = (prefix(.itemValue), prefix(.itemKey), prefix(.journalValue))
+    }
 
     /// The SHA-256 of the key: how rows are found without storing the key itself in the clear.
     static func digest(ofKey key: String) -> Data {
@@ -71,11 +88,12 @@ struct RowSealer: Sendable {
     }
 
     private func aad(_ purpose: Purpose, _ keyDigest: Data) -> Data {
-        var data = Data(purpose.rawValue.utf8)
-        data.append(0)
-        let serviceBytes = Data(service.utf8)
-        withUnsafeBytes(of: UInt32(serviceBytes.count).bigEndian) { data.append(contentsOf: $0) }
-        data.append(serviceBytes)
+        var data: Data
+        switch purpose {
+        case .itemValue: data = prefixes.itemValue
+        case .itemKey: data = prefixes.itemKey
+        case .journalValue: data = prefixes.journalValue
+        }
         data.append(keyDigest)
         return data
     }
