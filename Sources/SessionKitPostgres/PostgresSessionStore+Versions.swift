@@ -98,8 +98,7 @@ extension PostgresSessionStore: VersionedSecureStore {
         let (sealed, _, generation, owner, until, leased) = try decodeRow(
             row, as: (ByteBuffer?, String, Int64, String?, Date?, Bool).self)
         guard sealed != nil else {
-            let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
-            guard let lease else {
+            guard let lease = Self.lease(owner: owner, until: until) else {
                 throw SecureStoreError(
                     code: .corrupted,
                     message: "the database returned an item without its value and without a lease, which the "
@@ -115,8 +114,15 @@ extension PostgresSessionStore: VersionedSecureStore {
     func versionedItem(_ row: PostgresRow, digest: ByteBuffer) throws(SecureStoreError) -> VersionedItem {
         let (_, _, generation, owner, until) = try decodeRow(
             row, as: (ByteBuffer, String, Int64, String?, Date?).self)
-        let lease = owner.flatMap { owner in until.map { ItemLease(owner: owner, until: $0) } }
-        return VersionedItem(data: try openValue(row, digest: digest), version: UInt64(generation), lease: lease)
+        return VersionedItem(
+            data: try openValue(row, digest: digest), version: UInt64(generation),
+            lease: Self.lease(owner: owner, until: until))
+    }
+
+    /// The lease in a row's `lease_owner` and `lease_until` columns; `nil` unless both are set.
+    private static func lease(owner: String?, until: Date?) -> ItemLease? {
+        guard let owner, let until else { return nil }
+        return ItemLease(owner: owner, until: until)
     }
 
     /// Writes `data` (or deletes the item, for `nil`) only if its row is still at generation `version` (`0`: no
