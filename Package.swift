@@ -251,6 +251,8 @@ let package = Package(
                 "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // LOAD_STATEMENT_COST compares the store's statements with PostgresNIO's own.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Counts the store's calls by operation for the summary.
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+package import PostgresNIO
 public import SecureStore
 
 extension PostgresSessionStore {
@@ -136,8 +136,9 @@ extension PostgresSessionStore {
             return postgres
         }
 
-        /// PostgresNIO's settings for the store's pool.
-        func clientConfiguration() throws(SecureStoreError) -> PostgresClient.Configuration {
+        /// PostgresNIO's settings for the store's pool (and for the load program's comparison with PostgresNIO
+        /// alone).
+        package func clientConfiguration() throws(SecureStoreError) -> PostgresClient.Configuration {
             var client = PostgresClient.Configuration(
                 host: host, port: port, username: username, password: password, database: database,
                 tls: try tls.clientTLS())

@@ -28,7 +28,8 @@ import SessionKitServer
 /// with `LOAD_SHARD=I/N` renews this instance's share of the sessions straight at the provider instead (the
 /// storm's provider floor); `LOAD_HOLD_FILE` adds a round after the others, once that file exists (the benchmark
 /// freezes PostgreSQL first). `LOAD_NIO_EXECUTOR=1` runs Swift's tasks on NIO's event loops; `LOAD_EVENT_LOOPS=N`
-/// gives NIO's shared group N threads. Before its first call an instance waits until it follows the store's changes, as
+/// gives NIO's shared group N threads. `LOAD_STATEMENT_COST=N` times N statements through the store and through
+/// PostgresNIO alone (``StatementCost``). Before its first call an instance waits until it follows the store's changes, as
 /// a server takes traffic only then.
 @main
 struct DirectoryLoad {
@@ -52,7 +53,9 @@ struct DirectoryLoad {
             // The store's connection pool runs beside the work, and stops with it.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await settings.store.run() }
-                if let count = settings.create {
+                if let count = settings.statementCost {
+                    try await StatementCost(settings: settings).run(count: count)
+                } else if let count = settings.create {
                     try await FleetCreation(settings: settings).run(count: count)
                 } else {
                     try await LoadRun(settings: settings).run()

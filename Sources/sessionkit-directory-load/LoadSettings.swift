@@ -19,6 +19,9 @@ struct LoadSettings {
     let retryFor: Duration
     let watchFor: Duration
     let create: Int?
+    /// `LOAD_STATEMENT_COST=N`: time N statements through the store and through PostgresNIO alone instead
+    /// (``StatementCost``), `concurrency` at a time.
+    let statementCost: Int?
     let username: String
     let password: String
     let expired: Bool
@@ -70,6 +73,8 @@ struct LoadSettings {
         retryFor = .seconds(try number("LOAD_RETRY_SECONDS", default: 0))
         watchFor = .seconds(try number("LOAD_WATCH_SECONDS", default: 0))
         create = environment["LOAD_CREATE"] == nil ? nil : try number("LOAD_CREATE", default: 0)
+        statementCost =
+            environment["LOAD_STATEMENT_COST"] == nil ? nil : try number("LOAD_STATEMENT_COST", default: 0)
         username = environment["LOAD_USERNAME"] ?? "alice@example.com"
         password = environment["LOAD_PASSWORD"] ?? ""
         expired = environment["LOAD_EXPIRED"] == "1"
