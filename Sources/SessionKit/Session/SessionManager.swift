@@ -41,7 +41,7 @@ public actor SessionManager {
     let logger: Logger?
     let policy: RenewalPolicy
     /// Identifies this instance in renewal leases.
-    let ownerID = UUID().uuidString
+    let ownerID = LeaseOwnerID.next()
     /// The last record read or written, for the fast path.
     let cache = Mutex<SessionRecord?>(nil)
     let states = StateBroadcaster()
