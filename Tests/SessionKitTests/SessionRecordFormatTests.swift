@@ -3,7 +3,8 @@ import Testing
 
 @testable import SessionKit
 
-/// The stored record is written by `Codable` and read by a hand-written reader; both must agree on every field.
+/// The stored record is written and read by hand (``JSONTextWriter``, ``JSONParser``); `Codable` must agree with
+/// both on every field, since earlier versions of SessionKit wrote and read it with `Codable`.
 @Suite("Session record: what Codable writes, the reader reads back")
 struct SessionRecordFormatTests {
     private static func full() -> SessionRecord {
@@ -31,6 +32,16 @@ struct SessionRecordFormatTests {
         let data = try JSONEncoder().encode(record)
         #expect(try SessionRecord(json: data) == record)
         #expect(try SessionRecord(json: data) == JSONDecoder().decode(SessionRecord.self, from: data))
+    }
+
+    @Test(
+        "what the record writes itself, both readers read back; it is the document Codable writes",
+        arguments: [full(), SessionRecord(), full().cleared()])
+    func written(record: SessionRecord) throws {
+        let data = try record.json()
+        #expect(try SessionRecord(json: data) == record)
+        #expect(try JSONDecoder().decode(SessionRecord.self, from: data) == record)
+        #expect(try JSONParser.parse(data) == JSONParser.parse(try JSONEncoder().encode(record)))
     }
 
     @Test("credentials without optional fields, and null members, read as absent")

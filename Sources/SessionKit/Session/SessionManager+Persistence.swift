@@ -278,7 +278,7 @@ extension SessionManager {
 
     static func encode(_ record: SessionRecord) throws(SessionKitError) -> Data {
         do {
-            return try JSONEncoder().encode(record)
+            return try record.json()
         } catch {
             throw SessionKitError(
                 code: .invalidInput, message: "the session could not be encoded", underlyingError: error)

@@ -4,12 +4,14 @@
     import Foundation
 #endif
 
-/// Reading a stored record with ``JSONParser`` instead of `JSONDecoder`.
+/// Reading a stored record with ``JSONParser`` instead of `JSONDecoder`, and writing it with ``JSONTextWriter``
+/// instead of `JSONEncoder`.
 ///
 /// Every `sessionctl token` and every app launch reads the record; `JSONDecoder` reaches the record's types
 /// through dynamic casts whose first use scans the binary's protocol conformances (BENCHMARKS.md), which
-/// costs more than the rest of the read. The form read here is the one `Codable` writes (the tests check
-/// that each field round-trips): dates as seconds since 2001-01-01, tokens as strings.
+/// costs more than the rest of the read. Every renewal writes it, on a server once per session per renewal.
+/// The form read and written here is the one `Codable` writes (the tests check that each field round-trips,
+/// through this pair and through `JSONDecoder`): dates as seconds since 2001-01-01, tokens as strings.
 extension SessionRecord {
     /// Why a stored record cannot be read: the path of the member at fault and what is wrong with it.
     struct FormatError: Error, CustomStringConvertible {
@@ -39,6 +41,21 @@ extension SessionRecord {
         renewal = try object.member("renewal").map { try RenewalLease(recordJSON: $0) }
     }
 
+    /// The record as JSON, in the form its `Codable` conformance writes.
+    func json() throws(JSONTextWriter.Failure) -> Data {
+        guard let generation = Int(exactly: generation) else {
+            throw JSONTextWriter.Failure(
+                reason: "the record's generation \(generation) is past what JSON holds exactly")
+        }
+        var object: [String: JSONValue] = ["version": .int(version), "generation": .int(generation)]
+        if let credentials { object["credentials"] = credentials.recordJSON }
+        if let profile { object["profile"] = .object(profile.claims) }
+        // A session without tokens for other APIs is written as before they existed.
+        if !apiCredentials.isEmpty { object["api_credentials"] = .object(apiCredentials.mapValues(\.recordJSON)) }
+        if let renewal { object["renewal"] = renewal.recordJSON }
+        return Data(try JSONTextWriter.write(.object(object)))
+    }
+
     static func object(_ value: JSONValue, at path: String) throws -> [String: JSONValue] {
         guard let object = value.objectValue else { throw FormatError(path: path, reason: "not an object") }
         return object
@@ -61,6 +78,21 @@ extension SessionRecord {
 }
 
 extension Credentials {
+    /// The credentials in the form their `Codable` conformance writes, tokens included: for a secure store only.
+    var recordJSON: JSONValue {
+        var object: [String: JSONValue] = [
+            "version": .int(Self.schemaVersion), "access_token": .string(accessToken.unsafeRawValue),
+            "token_type": .string(tokenType), "received_at": .double(receivedAt.timeIntervalSinceReferenceDate),
+        ]
+        if let idToken { object["id_token"] = .string(idToken.unsafeRawValue) }
+        if let refreshToken { object["refresh_token"] = .string(refreshToken.unsafeRawValue) }
+        if let expiresAt { object["expires_at"] = .double(expiresAt.timeIntervalSinceReferenceDate) }
+        if let scope { object["scope"] = .string(scope) }
+        if let issuedTokenType { object["issued_token_type"] = .string(issuedTokenType) }
+        if !additionalParameters.isEmpty { object["additional_parameters"] = .object(additionalParameters) }
+        return .object(object)
+    }
+
     /// Reads credentials in the form their `Codable` conformance writes.
     init(recordJSON value: JSONValue) throws {
         typealias R = SessionRecord
@@ -97,6 +129,15 @@ extension Credentials {
 }
 
 extension RenewalLease {
+    /// The lease in the form its synthesized `Codable` conformance writes.
+    var recordJSON: JSONValue {
+        .object([
+            "owner": .string(owner), "pid": .int(Int(pid)), "host": .string(host),
+            "startedAt": .double(startedAt.timeIntervalSinceReferenceDate),
+            "expiresAt": .double(expiresAt.timeIntervalSinceReferenceDate),
+        ])
+    }
+
     /// Reads a lease in the form its synthesized `Codable` conformance writes.
     init(recordJSON value: JSONValue) throws {
         typealias R = SessionRecord
