@@ -92,18 +92,7 @@ bin=$work/bin
 
 # Starts an emulator on a free port with test controls and sets $started_issuer. Not called in a $(...)
 # subshell, so that its pid reaches the cleanup.
-start_emulator() { # log-file [emulator options]
-    local log=$1
-    shift
-    "$emulator" serve --test-controls "$@" >"$log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 1 100); do
-        grep -q 'Press Ctrl-C' "$log" 2>/dev/null && break
-        sleep 0.1
-    done
-    started_issuer=$(sed -n 's/^ *issuer: *//p' "$log" | head -1)
-    [ -n "$started_issuer" ] || { echo "the emulator did not start: $(cat "$log")" >&2; exit 1; }
-}
+source Benchmarks/emulator.sh # start_emulator
 
 # A signed-in sessionctl in its own home, file store.
 sign_in() { # home issuer
@@ -114,7 +103,7 @@ sign_in() { # home issuer
         "$bin/sessionctl" login --username alice@example.com --password-stdin <<<"alice-demo-password" >/dev/null
 }
 
-start_emulator "$work/emulator.log"
+start_emulator "$emulator" "$work/emulator.log"
 issuer=$started_issuer
 home=$work/sessionctl
 sign_in "$home" "$issuer"
@@ -188,7 +177,7 @@ echo "target: sessionctl token peak RSS <= gh auth token: $([ "$rss_token" -le "
 
 echo "== $storm concurrent sessionctl token processes on an expired session (issue 8, item 3)"
 printf '{"lifetimes": {"accessToken": 6}}\n' >"$work/short.json"
-start_emulator "$work/storm-emulator.log" --config "$work/short.json"
+start_emulator "$emulator" "$work/storm-emulator.log" --config "$work/short.json"
 storm_issuer=$started_issuer
 storm_home=$work/storm
 sign_in "$storm_home" "$storm_issuer"

@@ -26,12 +26,10 @@ trap cleanup EXIT
 # TLS to PostgreSQL (the cluster serves it) unless SSLMODE says otherwise, as in server.sh.
 SESSIONKIT_POSTGRES_URL="$(scripts/postgres-start.sh)${SSLMODE:+?sslmode=$SSLMODE}"
 export SESSIONKIT_POSTGRES_URL
-"$bin/sessionkit-emulator" serve --test-controls >"$out/emulator.log" 2>&1 &
-emulator=$!
-pids+=("$emulator")
-for _ in $(seq 1 100); do grep -q 'Press Ctrl-C' "$out/emulator.log" 2>/dev/null && break; sleep 0.1; done
-issuer=$(sed -n 's/^ *issuer: *//p' "$out/emulator.log" | head -1)
-export LOAD_ISSUER=$issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=100
+source Benchmarks/emulator.sh
+start_emulator "$bin/sessionkit-emulator" "$out/emulator.log"
+emulator=$started_pid
+export LOAD_ISSUER=$started_issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=100
 LOAD_KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export LOAD_KEY_HEX
 fleet() {

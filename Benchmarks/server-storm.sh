@@ -45,15 +45,9 @@ scripts/postgres-restart.sh >/dev/null
 as_postgres -d sessionkit_test -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 database() { as_postgres -d sessionkit_test "$@"; }
 
-"$bin/sessionkit-emulator" serve --test-controls >"$work/emulator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-    grep -q 'Press Ctrl-C' "$work/emulator.log" 2>/dev/null && break
-    sleep 0.1
-done
-issuer=$(sed -n 's/^ *issuer: *//p' "$work/emulator.log" | head -1)
-[ -n "$issuer" ] || { echo "the emulator did not start: $(cat "$work/emulator.log")" >&2; exit 1; }
-export LOAD_ISSUER=$issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=${CONCURRENCY:-100}
+source Benchmarks/emulator.sh
+start_emulator "$bin/sessionkit-emulator" "$work/emulator.log"
+export LOAD_ISSUER=$started_issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=${CONCURRENCY:-100}
 LOAD_KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export LOAD_KEY_HEX LOAD_SERVICE=bench.$(date +%s%N) LOAD_IDS_FILE=$work/ids
 
