@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import Foundation
 import SecureStore
@@ -22,11 +23,12 @@ enum BFFPostgres {
         var keyHex: String { key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() } }
 
         /// A store of this deployment (each instance opens its own), running and migrated.
-        func store() async throws -> PostgresSessionStore {
+        func store(metrics: (any MetricsFactory)? = nil) async throws -> PostgresSessionStore {
             guard let url = BFFPostgres.url else { throw Missing() }
             let store = BFFPostgres.running(
                 try PostgresSessionStore(
-                    service: service, configuration: .init(url: url), keys: .init(current: (id: "bff", key: key))))
+                    service: service, configuration: .init(url: url), keys: .init(current: (id: "bff", key: key)),
+                    metrics: metrics))
             try await store.migrate()
             return store
         }
