@@ -11,7 +11,7 @@ extension DPoPKey {
     /// fragment), with a fresh `jti` every time, `ath` bound to `accessToken` when one is sent, and the server's
     /// `nonce` when it asked for one.
     ///
-    /// The JWS is put together here (the header once per key, the claims as text) and signed by swift-crypto (or the Secure Enclave, whose key jwt-kit cannot
+    /// The JWS is put together here (the header once per key, the claims by ``JSONTextWriter``) and signed by swift-crypto (or the Secure Enclave, whose key jwt-kit cannot
     /// hold); the emulator checks every proof with jwt-kit.
     ///
     /// ``ProviderClient/proof(for:method:url:)`` adds the nonce a server gave last; use that for an API request.
@@ -27,35 +27,21 @@ extension DPoPKey {
         }
         target.query = nil
         target.fragment = nil
-        // The claims, written directly: JSONEncoder cost three signatures' worth per proof (BENCHMARKS.md).
-        var claims = #"{"jti":"\#(PKCE.randomToken(bytes: 16))","htm":"\#(Self.escaped(method.uppercased()))","#
-        claims +=
-            #""htu":"\#(Self.escaped(target.string ?? url.absoluteString))","iat":\#(Int(now.timeIntervalSince1970))"#
+        // The claims, written by JSONTextWriter: JSONEncoder cost three signatures' worth per proof (BENCHMARKS.md).
+        var claims: [String: JSONValue] = [
+            "jti": .string(PKCE.randomToken(bytes: 16)), "htm": .string(method.uppercased()),
+            "htu": .string(target.string ?? url.absoluteString), "iat": .int(Int(now.timeIntervalSince1970)),
+        ]
         if let accessToken {
-            claims += #","ath":"\#(Base64URL.encode(Data(SHA256.hash(data: Data(accessToken.unsafeRawValue.utf8)))))""#
+            claims["ath"] = .string(Base64URL.encode(Data(SHA256.hash(data: Data(accessToken.unsafeRawValue.utf8)))))
         }
-        if let nonce { claims += #","nonce":"\#(Self.escaped(nonce))""# }
-        claims += "}"
-        let input = encodedHeader + "." + Base64URL.encode(Data(claims.utf8))
+        if let nonce { claims["nonce"] = .string(nonce) }
         do {
+            let input = encodedHeader + "." + Base64URL.encode(Data(try JSONTextWriter.write(.object(claims))))
             return input + "." + Base64URL.encode(try signer.signature(for: Data(input.utf8)))
         } catch {
             throw SessionKitError(
                 code: .invalidInput, message: "the DPoP proof could not be signed", underlyingError: error)
         }
-    }
-
-    /// `text` as the inside of a JSON string: quotes, backslashes and control characters escaped.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += "\\u" + scalar.value.hexDigits(count: 4)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

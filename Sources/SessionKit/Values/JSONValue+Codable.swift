@@ -52,10 +52,10 @@ extension JSONValue: Codable {
     }
 
     /// The value as compact JSON text with sorted keys.
+    ///
+    /// - Throws: An error that says so when the value holds a number JSON cannot (infinity, NaN).
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        Data(try JSONTextWriter.write(self))
     }
 }
 
