@@ -13,7 +13,7 @@ struct JSONTextWriter {
         var description: String { reason }
     }
 
-    private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
 
     /// The value as JSON text (UTF-8).
     static func write(_ value: JSONValue) throws(Failure) -> [UInt8] {
