@@ -15,6 +15,9 @@
 #     PROCESSES=1 Benchmarks/server-storm.sh              # one instance: every renewal, no one waiting on another
 #     FLOOR=1 PROCESSES=1 Benchmarks/server-storm.sh      # the floor with one client
 #     FILLFACTOR=50 Benchmarks/server-storm.sh            # the table's fillfactor, set before the sessions are made
+#     EXPIRED=0 Benchmarks/server-storm.sh                # sessions still valid: every call a read, no renewal
+#     PERF=/tmp/storm.data Benchmarks/server-storm.sh     # and the processes sampled by perf (call graphs)
+#     LOAD_BINARY=/tmp/old-load Benchmarks/server-storm.sh  # another build of sessionkit-directory-load, timed
 #
 # Runs as root (the cluster runs as the `postgres` user); builds like server.sh.
 set -euo pipefail
@@ -26,6 +29,8 @@ umask 077
 swift build -c release --product sessionkit-directory-load >&2
 swift build -c release --product sessionkit-emulator >&2
 bin=$(swift build -c release --show-bin-path)
+# The timed processes' binary: LOAD_BINARY=/path/to/a/copy compares another build on the same fleet and cluster.
+load=${LOAD_BINARY:-$bin/sessionkit-directory-load}
 work=$(mktemp -d /tmp/sessionkit-storm.XXXXXX)
 pids=()
 cleanup() {
@@ -57,26 +62,50 @@ LOAD_CREATE=1 LOAD_EXPIRED=1 "$bin/sessionkit-directory-load" >/dev/null
 if [ -n "${FILLFACTOR:-}" ]; then
     database -c "TRUNCATE sessionkit_items" -c "ALTER TABLE sessionkit_items SET (fillfactor = $FILLFACTOR)"
 fi
-LOAD_CREATE=$users LOAD_EXPIRED=1 LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load" >&2
+LOAD_CREATE=$users LOAD_EXPIRED=${EXPIRED:-1} LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load" >&2
 database -c "VACUUM (ANALYZE) sessionkit_items" -c "SELECT pg_stat_statements_reset()" -c "SELECT pg_stat_reset()" \
     >/dev/null
 wal_before=$(database -At -c "SELECT pg_current_wal_lsn()")
+
+# CPU in clock ticks: the emulator's; PostgreSQL's (the postmaster with its exited children, and its live ones); the
+# machine's busy and idle time (all cores).
+ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_snapshot() {
+    local postmaster pg=0 child
+    postmaster=$(cat .postgres/pid)
+    pg=$(ticks "$postmaster")
+    for child in $(pgrep -P "$postmaster"); do pg=$((pg + $(ticks "$child"))); done
+    echo "$(ticks "$started_pid") $pg $(awk '/^cpu /{print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)"
+}
+hz=$(getconf CLK_TCK)
+read -r emulator_before pg_before busy_before idle_before <<<"$(cpu_snapshot)"
 
 echo "== one $([ "${FLOOR:-0}" = 1 ] && echo floor || echo storm): $users sessions, $processes processes × $LOAD_CONCURRENCY in flight, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 running=()
 for i in $(seq 0 $((processes - 1))); do
     if [ "${FLOOR:-0}" = 1 ]; then
-        LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$bin/sessionkit-directory-load" >/dev/null 2>"$work/summary.$i" &
+        LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$load" >/dev/null 2>"$work/summary.$i" &
     else
-        "$bin/sessionkit-directory-load" >/dev/null 2>"$work/summary.$i" &
+        "$load" >/dev/null 2>"$work/summary.$i" &
     fi
     running+=($!)
 done
+if [ -n "${PERF:-}" ]; then
+    # The whole machine with call graphs until the processes exit (`perf record -p` would miss the threads they
+    # start later); their pids go to $PERF.pids, for `perf report --pid`.
+    perf record -F 999 -a -g -o "$PERF" >/dev/null 2>&1 &
+    recorder=$!
+    (IFS=,; echo "${running[*]}") >"$PERF.pids"
+fi
 wait "${running[@]}"
+if [ -n "${PERF:-}" ]; then kill -INT "$recorder"; wait "$recorder" || true; fi
 wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
 cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
 echo "wall: $wall ms (the longest process); CPU of the $processes processes: $cpu ms, $(echo "scale=3; $cpu / $users" | bc) ms per session; statements: ${statements:-0}"
+read -r emulator_after pg_after busy_after idle_after <<<"$(cpu_snapshot)"
+per_session() { echo "scale=3; ($1) * 1000 / $hz / $users" | bc; }
+echo "CPU per session (ms): emulator $(per_session "$emulator_after - $emulator_before"), PostgreSQL $(per_session "$pg_after - $pg_before"), the machine busy $(per_session "$busy_after - $busy_before"), idle $(per_session "$idle_after - $idle_before")"
 database -c "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal_before')) AS wal_written" \
     -c "SELECT n_tup_upd AS row_updates, n_tup_hot_upd AS hot_updates,
                pg_size_pretty(pg_relation_size(relid)) AS table_size

@@ -97,4 +97,25 @@ struct DeadlinesTests {
         #expect(Set(names).count == 1000)
         #expect(names.allSatisfy { Int($0.split(separator: ".")[1])! % 2 == 1 })
     }
+
+    @Test("deadlines cancelled long before their time do not pile up; a near one still runs at its time")
+    func cancelledPileUp() async throws {
+        let deadlines = Deadlines(resolution: .milliseconds(5), longestSleep: .milliseconds(20))
+        let log = Log()
+        let kept = deadlines.schedule(after: .seconds(600)) { log.record("far") }
+        var most = 0
+        for index in 0..<5000 {
+            let token = deadlines.schedule(after: .seconds(300)) { log.record("cancelled \(index)") }
+            deadlines.cancel(token)
+            most = max(most, deadlines.queued.all)
+        }
+        #expect(most <= 2 * 1 + 1025, "the heap held \(most) deadlines for 1 live")
+        #expect(deadlines.queued.live == 1)
+        deadlines.schedule(after: .milliseconds(30)) { log.record("near") }
+        await log.wait(for: 1)
+        #expect(log.names == ["near"])
+        #expect(try #require(log.time(of: "near")) >= .milliseconds(30))
+        deadlines.cancel(kept)
+        #expect(deadlines.queued.live == 0)
+    }
 }

@@ -17,6 +17,10 @@ struct HexTests {
             #expect(Hex.bytes(text.utf8) == bytes)
         }
         #expect(Hex.bytes("0A0b".utf8) == [0x0a, 0x0b], "either case is read")
+        // A slice out of a longer payload, as an announcement's digest is read: its own indices, not the array's.
+        let payload = Array("app:0a0b:w".utf8)
+        #expect(Hex.bytes(payload[4..<8]) == [0x0a, 0x0b])
+        #expect(Hex.bytes(payload[4..<7]) == nil)
     }
 
     @Test("Odd lengths and characters that are not hexadecimal are refused", arguments: ["0", "0g", "zz", " 0", "0:"])
