@@ -13,8 +13,8 @@ struct BatchOrderTests {
         // Byte values that would sort otherwise as signed, or as text, and digests of other lengths.
         let digests: [[UInt8]] = [[0x80, 0x00], [0x7f, 0xff], [0x00], [0xff], [0x00, 0x01], [0x80], [0x10, 0x00]]
         let order = BatchOrder(Array(digests.indices)) { ByteBuffer(bytes: digests[$0]) }
-        #expect(order.sorted.map { digests[$0] } == [[0x00], [0x00, 0x01], [0x10, 0x00], [0x7f, 0xff], [0x80],
-            [0x80, 0x00], [0xff]])
+        let expected: [[UInt8]] = [[0x00], [0x00, 0x01], [0x10, 0x00], [0x7f, 0xff], [0x80], [0x80, 0x00], [0xff]]
+        #expect(order.sorted.map { digests[$0] } == expected)
         for position in 1...digests.count {
             let index = try order.index(ofPosition: Int64(position), what: "read")
             #expect(index == order.sorted[position - 1])
