@@ -18,6 +18,7 @@
 #     EXPIRED=0 Benchmarks/server-storm.sh                # sessions still valid: every call a read, no renewal
 #     PERF=/tmp/storm.data Benchmarks/server-storm.sh     # and the processes sampled by perf (call graphs)
 #     LOAD_BINARY=/tmp/old-load Benchmarks/server-storm.sh  # another build of sessionkit-directory-load, timed
+#     PRELOAD=6 Benchmarks/server-storm.sh                # after six more fleets, as server.sh's storms come
 #
 # Runs as root (the cluster runs as the `postgres` user); builds like server.sh.
 set -euo pipefail
@@ -59,6 +60,12 @@ export LOAD_KEY_HEX LOAD_SERVICE=bench.$(date +%s%N) LOAD_IDS_FILE=$work/ids
 # The first fleet creates the table (the store migrates it); a fillfactor applies to the rows written after it is
 # set, so the table is emptied and the fleet made again.
 LOAD_CREATE=1 LOAD_EXPIRED=1 "$bin/sessionkit-directory-load" >/dev/null
+# PRELOAD=N: N more fleets signed in first under services of their own, as server.sh's storms meet a table and a
+# provider that earlier phases filled.
+for n in $(seq 1 "${PRELOAD:-0}"); do
+    LOAD_SERVICE=$LOAD_SERVICE.preload$n LOAD_IDS_FILE=$work/preload LOAD_CREATE=$users LOAD_EXPIRED=1 \
+        LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load" >/dev/null 2>&1
+done
 if [ -n "${FILLFACTOR:-}" ]; then
     database -c "TRUNCATE sessionkit_items" -c "ALTER TABLE sessionkit_items SET (fillfactor = $FILLFACTOR)"
 fi
@@ -67,18 +74,8 @@ database -c "VACUUM (ANALYZE) sessionkit_items" -c "SELECT pg_stat_statements_re
     >/dev/null
 wal_before=$(database -At -c "SELECT pg_current_wal_lsn()")
 
-# CPU in clock ticks: the emulator's; PostgreSQL's (the postmaster with its exited children, and its live ones); the
-# machine's busy and idle time (all cores).
-ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-cpu_snapshot() {
-    local postmaster pg=0 child
-    postmaster=$(cat .postgres/pid)
-    pg=$(ticks "$postmaster")
-    for child in $(pgrep -P "$postmaster"); do pg=$((pg + $(ticks "$child"))); done
-    echo "$(ticks "$started_pid") $pg $(awk '/^cpu /{print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)"
-}
-hz=$(getconf CLK_TCK)
-read -r emulator_before pg_before busy_before idle_before <<<"$(cpu_snapshot)"
+source Benchmarks/cpu.sh
+cpu_before=$(cpu_snapshot "$started_pid")
 
 echo "== one $([ "${FLOOR:-0}" = 1 ] && echo floor || echo storm): $users sessions, $processes processes × $LOAD_CONCURRENCY in flight, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 running=()
@@ -103,9 +100,7 @@ wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -
 cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
 echo "wall: $wall ms (the longest process); CPU of the $processes processes: $cpu ms, $(echo "scale=3; $cpu / $users" | bc) ms per session; statements: ${statements:-0}"
-read -r emulator_after pg_after busy_after idle_after <<<"$(cpu_snapshot)"
-per_session() { echo "scale=3; ($1) * 1000 / $hz / $users" | bc; }
-echo "CPU per session (ms): emulator $(per_session "$emulator_after - $emulator_before"), PostgreSQL $(per_session "$pg_after - $pg_before"), the machine busy $(per_session "$busy_after - $busy_before"), idle $(per_session "$idle_after - $idle_before")"
+cpu_report "$users" "$cpu_before" "$(cpu_snapshot "$started_pid")"
 database -c "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal_before')) AS wal_written" \
     -c "SELECT n_tup_upd AS row_updates, n_tup_hot_upd AS hot_updates,
                pg_size_pretty(pg_relation_size(relid)) AS table_size

@@ -69,6 +69,8 @@ export SESSIONKIT_POSTGRES_URL
 source Benchmarks/emulator.sh
 start_emulator "$bin/sessionkit-emulator" "$work/emulator.log"
 issuer=$started_issuer
+emulator=$started_pid
+source Benchmarks/cpu.sh
 
 export LOAD_ISSUER=$issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=$concurrency
 export LOAD_KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -88,13 +90,16 @@ use() { export LOAD_SERVICE=$(cat "$work/service.$1") LOAD_IDS_FILE=$work/ids.$1
 # Prints the clients' summaries and sets floor_wall (the longest client's) and floor_cpu (all of them).
 floor() {
     use "$1"
-    local i running=()
+    local i running=() cpu_before
+    cpu_before=$(cpu_snapshot "$emulator")
     for i in $(seq 0 $((processes - 1))); do
         LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$bin/sessionkit-directory-load" >/dev/null 2>"$work/floor.$1.$i" &
         running+=($!)
     done
     wait "${running[@]}"
     cat "$work"/floor."$1".*
+    # The floor clients read their sessions from the store before the timed part: in these figures, not in its wall.
+    cpu_report "$users" "$cpu_before" "$(cpu_snapshot "$emulator")"
     floor_wall=$(cat "$work"/floor."$1".* | sed -n 's/.*floor wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
     floor_cpu=$(cat "$work"/floor."$1".* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 }
@@ -169,10 +174,13 @@ for round in $(seq 1 "$storms"); do
     settle
     before=$(refreshes)
     start=$(milliseconds)
+    cpu_before=$(cpu_snapshot "$emulator")
     instances
+    cpu_after=$(cpu_snapshot "$emulator")
     elapsed=$(($(milliseconds) - start))
     after=$(refreshes)
     cat "$work"/summary.*
+    cpu_report "$users" "$cpu_before" "$cpu_after"
     statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
     checks=$(cat "$work"/summary.* | sed -n 's/.*commit checks: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
     ok=$(cat "$work"/out.* | grep -c ' ok ' || true)
