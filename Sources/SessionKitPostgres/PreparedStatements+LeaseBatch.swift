@@ -11,11 +11,15 @@ extension PreparedStatements {
     /// sends it again (see `leaseIfDue`). So one held row never holds up the calls for other sessions that share
     /// the batch, and two instances' batches never deadlock.
     ///
-    /// A due row is returned as its row lock found it (the version another writer committed after this
-    /// statement began, not the one before), and written only when it is leased here: a due row that already
-    /// has a lease is locked and read, not rewritten, and under another owner's live lease it comes without its
-    /// sealed value (``SecureStore/LeasedRead/Outcome/heldElsewhere``). In a storm, three of four instances meet
-    /// each session leased by the fourth: they wait for its write, which is announced with the value.
+    /// A due row that may be leased here (no lease, an expired one, or this owner's) is returned as its row lock
+    /// found it (the version another writer committed after this statement began, not the one before), and
+    /// written only when it is leased here. A due row under another owner's live lease is read without a lock
+    /// and comes without its sealed value (``SecureStore/LeasedRead/Outcome/heldElsewhere``): in a storm, three
+    /// of four instances meet each session leased by the fourth, and wait for its write, which is announced with
+    /// the value. Reading those without a lock leaves no lock behind for another instance's batch to skip as
+    /// busy. The version such a read reports may be older than the latest (a write committed after this
+    /// statement began): the waiter then ends at once on that write's announcement, which reached it already or
+    /// will (its manager hears announcements from before its read was sent).
     ///
     /// Returns, for each requested item that has a row, the columns of ``LeaseIfDue``, then the request's
     /// 1-based position in the arrays, then whether it is busy (its other columns are then to be ignored).
@@ -32,6 +36,7 @@ extension PreparedStatements {
                     w.position
                 FROM sessionkit_items i JOIN wanted w ON i.key_digest = w.digest
                 WHERE i.service = $1 AND i.due_at <= w.threshold
+                    AND (i.lease_owner IS NULL OR i.lease_owner = w.owner OR i.lease_until <= now())
                 FOR UPDATE OF i SKIP LOCKED),
             due AS (
                 UPDATE sessionkit_items i SET lease_owner = f.owner, lease_until = f.until,
@@ -46,9 +51,12 @@ extension PreparedStatements {
                 f.key_id, f.generation, f.lease_owner, f.lease_until, false, f.position, false
             FROM free f WHERE f.position NOT IN (SELECT position FROM due)
             UNION ALL
-            SELECT i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, false, w.position,
-                i.due_at IS NOT NULL AND i.due_at <= w.threshold
-            FROM wanted w JOIN sessionkit_items i ON i.service = $1 AND i.key_digest = w.digest
+            SELECT CASE WHEN h.held THEN NULL ELSE i.sealed END, i.key_id, i.generation, i.lease_owner,
+                i.lease_until, false, w.position, d.due AND NOT h.held
+            FROM wanted w JOIN sessionkit_items i ON i.service = $1 AND i.key_digest = w.digest,
+                LATERAL (SELECT COALESCE(i.due_at <= w.threshold, false) AS due) d,
+                LATERAL (SELECT d.due AND COALESCE(i.lease_owner <> w.owner AND i.lease_until > now(), false)
+                    AS held) h
             WHERE w.position NOT IN (SELECT position FROM free)
             """
         typealias Row = PostgresRow

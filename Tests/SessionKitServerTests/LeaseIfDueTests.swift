@@ -85,10 +85,14 @@ struct LeaseIfDueTests {
         for key in ["lapsed", "own", "live"] {
             _ = try await store.replace(forKey: key, ifVersion: 0, with: Data(key.utf8), dueAt: due)
         }
+        // Not due for this reader, though another instance (with a longer minimum lifetime) leased it: it serves.
+        _ = try await store.replace(
+            forKey: "early", ifVersion: 0, with: Data("early".utf8), dueAt: Self.now.addingTimeInterval(600))
+        let keys = ["lapsed", "own", "live", "early"]
         let lapsed = ItemLease(owner: "instance-b", until: Self.now.addingTimeInterval(-1))
-        let digests = try ["lapsed", "own", "live"].map { try PostgresSessionStore.digest($0) }
-        let owners = [lapsed.owner, Self.lease.owner, Self.other.owner]
-        let untils = [lapsed.until, Self.lease.until, Self.other.until]
+        let digests = try keys.map { try PostgresSessionStore.digest($0) }
+        let owners = [lapsed.owner, Self.lease.owner, Self.other.owner, Self.other.owner]
+        let untils = [lapsed.until, Self.lease.until, Self.other.until, Self.other.until]
         // Leases as other instances' reads leave them, written on a connection of the test's own.
         let writer = try await HeldLock.take(in: store, key: "lapsed")
         for (digest, (owner, until)) in zip(digests, zip(owners, untils)) {
@@ -104,14 +108,14 @@ struct LeaseIfDueTests {
         let reads: [String: LeasedRead]
         if batched {
             reads = try await withThrowingTaskGroup(of: (String, LeasedRead).self) { group in
-                for key in ["lapsed", "own", "live"] {
+                for key in keys {
                     group.addTask { (key, try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: Self.lease)) }
                 }
                 return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
             }
         } else {
             var one: [String: LeasedRead] = [:]
-            for key in ["lapsed", "own", "live"] {
+            for key in keys {
                 one[key] = try await store.leaseIfDue(forKey: key, dueBy: Self.now, lease: Self.lease)
             }
             reads = one
@@ -121,6 +125,8 @@ struct LeaseIfDueTests {
         #expect(reads["own"]?.outcome == .notLeased && reads["own"]?.item.data == Data("own".utf8))
         #expect(reads["live"]?.outcome == .heldElsewhere && reads["live"]?.item.data == nil)
         #expect(Self.same(reads["live"]?.item.lease, Self.other))
+        #expect(reads["early"]?.outcome == .notLeased && reads["early"]?.item.data == Data("early".utf8))
+        #expect(Self.same(reads["early"]?.item.lease, Self.other))
     }
 
     @Test("two readers in the same instant: the one that waited for the other's row lock sees the other's lease")
@@ -215,6 +221,18 @@ struct LeaseIfDueTests {
         }
         let statements = instances.map(\.0.statementCount).reduce(0, +)
         #expect(statements < reads.count / 4, "\(statements) statements for \(reads.count) reads")
+        // A batched read that found a row leased by the other instance read it without a row lock: a lock would
+        // stay on the row and make another instance's batch skip the row as busy. A row's xmax names who locked it
+        // last: the lease's own statement (its xmin), or else a reader. Only a read that met a row in the instant
+        // its lease was being taken locks it (one sent alone rewrites the row instead).
+        let locked = try await writer.raw(
+            """
+            SELECT count(*)::int FROM sessionkit_items
+            WHERE service = \(service) AND xmax::text NOT IN ('0', xmin::text)
+            """)
+        let lockedRows = try locked.first?.decode(Int.self) ?? -1
+        #expect(
+            lockedRows >= 0 && lockedRows < keys.count / 3, "\(lockedRows) of \(keys.count) rows were locked by a read")
     }
 
     @Test("a row held by another transaction holds up only its own reader: the other sessions' reads go on")
