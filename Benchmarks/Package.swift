@@ -63,6 +63,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Issue 23: a directory whose sessions outnumber its cache (eviction under the cache's lock).
+        .executableTarget(
+            name: "directory-churn",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "SessionKitServer", package: "SessionKit"),
+                .product(name: "SecureStore", package: "SessionKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Issue 8, item 4: ID-token validation against raw swift-crypto verification and jwt-kit.
         .executableTarget(
             name: "idtoken-bench",

@@ -4,58 +4,96 @@ import SessionKit
 extension SessionDirectory {
     /// The least-recently-used cache of session managers.
     ///
-    /// Each use stamps the entry with a counter; when an insert passes the capacity, the oldest eighth is
-    /// dropped in one pass, so eviction costs O(log n) per insert on average.
+    /// The entries are linked in order of use, newest to oldest, through their slots: a use moves its entry to
+    /// the front, an insert past the capacity drops the oldest, each in O(1), so no call ever holds the cache's lock
+    /// for longer than a few dictionary operations, however many sessions it holds.
     struct LRU {
-        private var entries: [SessionID: (manager: SessionManager, digest: String, lastUse: UInt64)] = [:]
-        /// Each entry's id by the hex SHA-256 of its store key, as change notifications name items.
-        private var byDigest: [String: SessionID] = [:]
-        private var clock: UInt64 = 0
+        private struct Entry {
+            let id: SessionID
+            let manager: SessionManager
+            let digest: String
+        }
+
+        private var slots: [Entry?] = []
+        /// Each slot's neighbours in order of use (`older` toward the least recently used), `none` at either end:
+        /// apart from the entries, so that a use rewrites two integers, not an entry.
+        private var older: [Int] = []
+        private var newer: [Int] = []
+        private static let none = -1
+        private var freeSlots: [Int] = []
+        private var slotByID: [SessionID: Int] = [:]
+        /// Each entry by the hex SHA-256 of its store key, as change notifications name items.
+        private var slotByDigest: [String: Int] = [:]
+        private var slotByAccount: [String: Int] = [:]
+        private var newest = none
+        private var oldest = none
         /// Managers that calls use before the store has shown their session exists (not admitted yet): the
         /// store's announcements reach them too, and concurrent first calls for one session share one.
         private var arriving: [SessionID: (manager: SessionManager, digest: String, calls: Int)] = [:]
         private var arrivingByDigest: [String: SessionID] = [:]
 
-        var count: Int { entries.count }
+        var count: Int { slotByID.count }
 
         /// The manager for `id`, marked as just used, or `nil`.
         mutating func use(_ id: SessionID) -> SessionManager? {
-            guard let entry = entries[id] else { return nil }
-            clock += 1
-            entries[id] = (entry.manager, entry.digest, clock)
-            return entry.manager
+            guard let slot = slotByID[id], let manager = slots[slot]?.manager else { return nil }
+            if newest != slot {
+                unlink(slot)
+                linkAsNewest(slot)
+            }
+            return manager
         }
 
+        /// Caches `manager` for `id` as the most recently used (in place of the one cached for `id`, if any), then
+        /// drops the least recently used beyond `capacity`, except those that hold unsaved state.
         mutating func insert(_ manager: SessionManager, for id: SessionID, capacity: Int) {
-            clock += 1
+            if let replaced = slotByID[id] { drop(replaced) }
             // A manager admitted by its first call has its digest already.
             let digest =
                 arriving[id].flatMap { $0.manager === manager ? $0.digest : nil }
                 ?? SecureStoreChange.digest(ofKey: manager.storeKey)
-            entries[id] = (manager, digest, clock)
-            byDigest[digest] = id
-            guard entries.count > capacity else { return }
+            let entry = Entry(id: id, manager: manager, digest: digest)
+            let slot: Int
+            if let free = freeSlots.popLast() {
+                slot = free
+                slots[slot] = entry
+            } else {
+                slot = slots.count
+                slots.append(entry)
+                older.append(Self.none)
+                newer.append(Self.none)
+            }
+            slotByID[id] = slot
+            slotByDigest[digest] = slot
+            slotByAccount[manager.account] = slot
+            linkAsNewest(slot)
             // A manager that holds a renewal the store has not saved (the database was down) stays, whatever
             // its age: dropping it would lose the only copy of a refresh token the provider has rotated.
-            let excess = entries.count - capacity + max(0, capacity / 8)
-            let oldest = entries.filter { $0.key != id && !$0.value.manager.holdsUnsavedState }
-                .sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
-            for key in oldest { drop(key) }
+            var candidate = oldest
+            var unvisited = slotByID.count
+            while slotByID.count > capacity, candidate != Self.none, unvisited > 0 {
+                unvisited -= 1
+                let current = candidate
+                candidate = newer[current]
+                if current != slot, slots[current]?.manager.holdsUnsavedState == false { drop(current) }
+            }
         }
 
         /// The cached manager of the session stored under `account`, if any.
         func manager(account: String) -> SessionManager? {
-            entries.values.first { $0.manager.account == account }?.manager
+            slotByAccount[account].flatMap { slots[$0]?.manager }
         }
 
         /// The manager whose store key has this hex SHA-256, if it is cached or in use by a first call.
         func manager(digest: String) -> SessionManager? {
-            byDigest[digest].flatMap { entries[$0]?.manager }
+            slotByDigest[digest].flatMap { slots[$0]?.manager }
                 ?? arrivingByDigest[digest].flatMap { arriving[$0]?.manager }
         }
 
         /// Every cached manager, and those in use by first calls.
-        var managers: [SessionManager] { entries.values.map(\.manager) + arriving.values.map(\.manager) }
+        var managers: [SessionManager] {
+            slotByID.values.compactMap { slots[$0]?.manager } + arriving.values.map(\.manager)
+        }
 
         /// The manager a first call for `id` uses until the store has shown that the session exists: the one
         /// another first call for it uses, or a new one from `make`. Balance with ``depart(_:)``.
@@ -86,14 +124,38 @@ extension SessionDirectory {
 
         /// Drops the entries whose store key `isChanged` accepts; returns how many.
         mutating func remove(where isChanged: (String) -> Bool) -> Int {
-            let keys = entries.filter { isChanged($0.value.manager.storeKey) }.map(\.key)
-            for key in keys { drop(key) }
-            return keys.count
+            let dropped = slotByID.values.filter { slots[$0].map { isChanged($0.manager.storeKey) } ?? false }
+            for slot in dropped { drop(slot) }
+            return dropped.count
         }
 
-        private mutating func drop(_ id: SessionID) {
-            guard let entry = entries.removeValue(forKey: id) else { return }
-            byDigest[entry.digest] = nil
+        /// Drops the entry of the session stored under `account`, if it is cached.
+        mutating func remove(account: String) {
+            if let slot = slotByAccount[account] { drop(slot) }
+        }
+
+        private mutating func drop(_ slot: Int) {
+            guard let entry = slots[slot] else { return }
+            unlink(slot)
+            slots[slot] = nil
+            freeSlots.append(slot)
+            slotByID[entry.id] = nil
+            slotByDigest[entry.digest] = nil
+            slotByAccount[entry.manager.account] = nil
+        }
+
+        private mutating func unlink(_ slot: Int) {
+            let (before, after) = (older[slot], newer[slot])
+            if before != Self.none { newer[before] = after } else { oldest = after }
+            if after != Self.none { older[after] = before } else { newest = before }
+            older[slot] = Self.none
+            newer[slot] = Self.none
+        }
+
+        private mutating func linkAsNewest(_ slot: Int) {
+            older[slot] = newest
+            if newest != Self.none { newer[newest] = slot } else { oldest = slot }
+            newest = slot
         }
     }
 }

@@ -154,7 +154,7 @@ public final class SessionDirectory: Sendable {
         let manager =
             cache.withLock { $0.manager(account: account) }
             ?? makeManager(account: account)
-        defer { evict { $0 == manager.storeKey } }
+        defer { cache.withLock { $0.remove(account: account) } }
         let result = try await manager.logout(revoke: revoke)
         if result.hadSession { metrics.ended.increment() }
         return result

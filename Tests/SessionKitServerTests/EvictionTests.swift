@@ -16,7 +16,7 @@ import Testing
 /// emulator, with rotation and reuse detection, so a spent refresh token sent again would sign the user out.
 @Suite("SessionDirectory: unknown ids and unsaved renewals")
 struct EvictionTests {
-    @Test("an unsaved renewal survives 500 unknown ids in a directory of capacity 4, and is saved, not re-sent")
+    @Test("an unsaved renewal outlives 500 unknown ids and 10 new sessions in a cache of 4; saved, not re-sent")
     func unsavedRenewalSurvivesFlood() async throws {
         try await LiveEmulator.with { emulator in
             let store = SwitchableStore(MemoryStore(service: "tests.eviction.\(UUID().uuidString)"))
@@ -50,6 +50,10 @@ struct EvictionTests {
             }
             #expect(sessions.cachedCount <= 1, "unknown ids took no place in memory (\(sessions.cachedCount))")
             store.refusesWrites = false
+            // Sessions signed in meanwhile fill the cache past its capacity: the least recently used go, never the
+            // manager that holds the unsaved renewal.
+            for _ in 0..<10 { _ = try await sessions.create(signedIn) }
+            #expect(sessions.cachedCount == 4, "the cache holds its capacity (\(sessions.cachedCount))")
             let renewed = try await sessions.credentials(for: id, minTTL: 60)
             #expect(renewed.accessToken != signedIn.accessToken)
             #expect(
