@@ -33,10 +33,20 @@ struct PostgresDirectoryTests {
                 try await Self.instance(emulator, service: service, time: time)
             )
             defer { for instance in [a, b] { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            try await Self.untilListening([a, b])
             let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
                 .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
             try await body(emulator, time, a, b, credentials)
+        }
+    }
+
+    /// Returns once every instance's follower is listening (a waiter polls the store until its instance is: the
+    /// statement counts below assume it listens), or fails after 10 s.
+    static func untilListening(_ instances: [Instance]) async throws {
+        let started = ContinuousClock.now
+        while !instances.allSatisfy(\.directory.isFollowingChanges) {
+            try #require(ContinuousClock.now - started < .seconds(10), "the followers never started listening")
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
@@ -57,7 +67,7 @@ struct PostgresDirectoryTests {
             var instances: [Instance] = []
             for _ in 0..<3 { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            try await Self.untilListening(instances)
             let credentials = try await ProviderClient(configuration: try emulator.providerConfiguration())
                 .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
             let id = try await instances[0].directory.create(credentials)
@@ -96,7 +106,7 @@ struct PostgresDirectoryTests {
             var instances: [Instance] = []
             for _ in 0..<count { instances.append(try await Self.instance(emulator, service: service, time: time)) }
             defer { for instance in instances { instance.follower.cancel() } }
-            try await Task.sleep(for: .milliseconds(300))  // the followers are listening
+            try await Self.untilListening(instances)
             try await body(emulator, time, creator, instances)
         }
     }
