@@ -7,6 +7,9 @@ actor EmulatorState {
     var grants: [String: GrantRecord] = [:]
     var refreshTokens: [String: RefreshTokenRecord] = [:]
     var accessTokens: [String: AccessTokenRecord] = [:]
+    /// How many remembered access tokens make ``recordAccessToken(jti:grantID:expiresAt:)`` drop the expired ones.
+    var accessTokenSweepAt = firstAccessTokenSweep
+    static let firstAccessTokenSweep = 1_024
     var codes: [String: AuthorizationCodeRecord] = [:]
     var devices: [String: DeviceCodeRecord] = [:]
     var sessions: [String: BrowserSession] = [:]
