@@ -5,8 +5,9 @@ extension SessionDirectory {
     /// The least-recently-used cache of session managers.
     ///
     /// The entries are linked in order of use, newest to oldest, through their slots: a use moves its entry to
-    /// the front, an insert past the capacity drops the oldest, each in O(1), so no call ever holds the cache's lock
-    /// for longer than a few dictionary operations, however many sessions it holds.
+    /// the front, an insert past the capacity drops the oldest (passing over managers that hold unsaved state),
+    /// each in O(1), so a call's use or admission holds the cache's lock for a few dictionary operations, however
+    /// many sessions it holds. Only the whole-cache operations (``managers``, ``remove(where:)``) are O(n).
     struct LRU {
         private struct Entry {
             let id: SessionID
