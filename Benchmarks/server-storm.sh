@@ -89,7 +89,8 @@ for i in $(seq 0 $((processes - 1))); do
 done
 if [ -n "${PERF:-}" ]; then
     # The whole machine with call graphs until the processes exit (`perf record -p` would miss the threads they
-    # start later); their pids go to $PERF.pids, for `perf report --pid`.
+    # start later); their pids go to $PERF.pids, for `perf report --pid`. perf is waited for like them, so its own
+    # CPU counts among the phase's processes in cpu_report's line.
     perf record -F 999 -a -g -o "$PERF" >/dev/null 2>&1 &
     recorder=$!
     (IFS=,; echo "${running[*]}") >"$PERF.pids"
