@@ -48,7 +48,8 @@ port=$(cat .postgres/port)
 as_postgres() { runuser -u postgres -- psql -q -X -h "$cluster" -p "$port" "$@"; }
 as_postgres -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
 scripts/postgres-restart.sh >/dev/null
-as_postgres -d sessionkit_test -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+as_postgres -d sessionkit_test -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+    -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" -c "SELECT pg_reload_conf()" >/dev/null
 database() { as_postgres -d sessionkit_test "$@"; }
 
 source Benchmarks/emulator.sh
@@ -79,7 +80,10 @@ cpu_before=$(cpu_snapshot "$started_pid")
 
 echo "== one $([ "${FLOOR:-0}" = 1 ] && echo floor || echo storm): $users sessions, $processes processes × $LOAD_CONCURRENCY in flight, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 running=()
+source Benchmarks/gate.sh
+gate=$(gate_new "$work")
 for i in $(seq 0 $((processes - 1))); do
+    export LOAD_READY_FILE=$gate/ready.$i LOAD_START_FILE=$gate/start
     if [ "${FLOOR:-0}" = 1 ]; then
         LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$load" >/dev/null 2>"$work/summary.$i" &
     else
@@ -87,6 +91,8 @@ for i in $(seq 0 $((processes - 1))); do
     fi
     running+=($!)
 done
+unset LOAD_READY_FILE LOAD_START_FILE
+gate_open "$gate" "$processes" "${running[@]}"
 if [ -n "${PERF:-}" ]; then
     # The whole machine with call graphs until the processes exit (`perf record -p` would miss the threads they
     # start later); their pids go to $PERF.pids, for `perf report --pid`. perf is waited for like them, so its own
@@ -98,15 +104,17 @@ fi
 wait "${running[@]}"
 if [ -n "${PERF:-}" ]; then kill -INT "$recorder"; wait "$recorder" || true; fi
 wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+span=$(timed_span "$work"/summary.*)
 cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
-echo "wall: $wall ms (the longest process); CPU of the $processes processes: $cpu ms, $(echo "scale=3; $cpu / $users" | bc) ms per session; statements: ${statements:-0}"
+echo "wall: $span ms (from the first process's first call to the last one's last answer; the longest process's own: $wall ms); CPU of the $processes processes: $cpu ms, $(echo "scale=3; $cpu / $users" | bc) ms per session; statements: ${statements:-0}"
 cpu_report "$users" "$cpu_before" "$(cpu_snapshot "$started_pid")"
 database -c "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal_before')) AS wal_written" \
     -c "SELECT n_tup_upd AS row_updates, n_tup_hot_upd AS hot_updates,
                pg_size_pretty(pg_relation_size(relid)) AS table_size
         FROM pg_stat_user_tables WHERE relname = 'sessionkit_items'" \
-    -c "SELECT calls, round(total_exec_time::numeric) AS exec_ms, rows, wal_bytes,
+    -c "SELECT calls, round(total_exec_time::numeric) AS exec_ms, plans, round(total_plan_time::numeric) AS plan_ms,
+               rows, wal_bytes,
                left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement
         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' AND query NOT LIKE '%pg_current_wal%'
         ORDER BY total_exec_time DESC LIMIT 6"

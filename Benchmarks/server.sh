@@ -12,8 +12,8 @@
 #   4. The provider floor: USERS other expired sessions renewed straight at the emulator by PROCESSES instances
 #      of a minimal client (`ProviderClient.renew`, no store, no lease), CONCURRENCY at a time each, as in the
 #      storm, just before the storm and again just after it (each on sessions of its own). The storm's wall time
-#      over the two floors' mean (target: within 1.5x). All are timed inside the processes, from the first call to
-#      the last answer, the longest instance counting. Three storms by default (STORMS), each between two floors
+#      over the two floors' mean (target: within 1.5x). The processes of a phase start their timed parts at once
+#      (Benchmarks/gate.sh), which is timed from the first process's first call to the last one's last answer. Three storms by default (STORMS), each between two floors
 #      (floor, storm, floor, storm, floor, storm, floor), and their median: a shared host's speed drifts by more
 #      than a third within minutes (BENCHMARKS.md), and one storm against its two floors is at its mercy.
 #   5. `credentials()` while PostgreSQL is hung: one instance serves USERS valid sessions from memory, then
@@ -71,6 +71,7 @@ start_emulator "$bin/sessionkit-emulator" "$work/emulator.log"
 issuer=$started_issuer
 emulator=$started_pid
 source Benchmarks/cpu.sh
+source Benchmarks/gate.sh
 
 export LOAD_ISSUER=$issuer LOAD_PASSWORD=alice-demo-password LOAD_CONCURRENCY=$concurrency
 export LOAD_KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -87,20 +88,24 @@ fleet() {
 use() { export LOAD_SERVICE=$(cat "$work/service.$1") LOAD_IDS_FILE=$work/ids.$1; }
 
 # The provider floor on fleet $1: its sessions renewed straight at the emulator by PROCESSES minimal clients.
-# Prints the clients' summaries and sets floor_wall (the longest client's) and floor_cpu (all of them).
+# Prints the clients' summaries and sets floor_wall (from the first client's first grant to the last one's last
+# answer) and floor_cpu (all of them).
 floor() {
     use "$1"
-    local i running=() cpu_before
+    local i running=() cpu_before gate
     cpu_before=$(cpu_snapshot "$emulator")
+    gate=$(gate_new "$work")
     for i in $(seq 0 $((processes - 1))); do
-        LOAD_FLOOR=1 LOAD_SHARD=$i/$processes "$bin/sessionkit-directory-load" >/dev/null 2>"$work/floor.$1.$i" &
+        LOAD_FLOOR=1 LOAD_SHARD=$i/$processes LOAD_READY_FILE=$gate/ready.$i LOAD_START_FILE=$gate/start \
+            "$bin/sessionkit-directory-load" >/dev/null 2>"$work/floor.$1.$i" &
         running+=($!)
     done
+    gate_open "$gate" "$processes" "${running[@]}"
     wait "${running[@]}"
     cat "$work"/floor."$1".*
     # The floor clients read their sessions from the store before the timed part: in these figures, not in its wall.
     cpu_report "$users" "$cpu_before" "$(cpu_snapshot "$emulator")"
-    floor_wall=$(cat "$work"/floor."$1".* | sed -n 's/.*floor wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+    floor_wall=$(timed_span "$work"/floor."$1".*)
     floor_cpu=$(cat "$work"/floor."$1".* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
 }
 
@@ -115,13 +120,17 @@ settle() {
     fi
 }
 
-# Runs PROCESSES instances at once with the extra settings given; their summaries go to $work/summary.N.
+# Runs PROCESSES instances at once with the extra settings given, their timed parts started together; their
+# summaries go to $work/summary.N.
 instances() {
-    local i running=()
+    local i running=() gate
+    gate=$(gate_new "$work")
     for i in $(seq 1 "$processes"); do
-        env "$@" "$bin/sessionkit-directory-load" >"$work/out.$i" 2>"$work/summary.$i" &
+        env LOAD_READY_FILE="$gate/ready.$i" LOAD_START_FILE="$gate/start" "$@" "$bin/sessionkit-directory-load" \
+            >"$work/out.$i" 2>"$work/summary.$i" &
         running+=($!)
     done
+    gate_open "$gate" "$processes" "${running[@]}"
     wait "${running[@]}" # not the emulator
 }
 
@@ -185,8 +194,9 @@ for round in $(seq 1 "$storms"); do
     checks=$(cat "$work"/summary.* | sed -n 's/.*commit checks: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
     ok=$(cat "$work"/out.* | grep -c ' ok ' || true)
     distinct=$(cat "$work"/out.* | awk '$2 == "ok" { print $1, $3 }' | sort -u | wc -l)
-    storm_wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
-    echo "wall time: $elapsed ms (in the instances: $storm_wall ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
+    storm_wall=$(timed_span "$work"/summary.*)
+    longest=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
+    echo "wall time: $storm_wall ms from the first instance's first call to the last one's last answer (the longest instance's own: $longest ms; the script's, with start-up: $elapsed ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
     echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6), of which $checks confirm a write's commit"
     storm_cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
     echo "CPU of the $processes instances: $storm_cpu ms, $(echo "scale=3; $storm_cpu / $users" | bc) ms per renewed session"

@@ -38,15 +38,19 @@ final class LoadRun: Sendable {
         var statements = 0
         var commitChecks = 0
         var wall = Duration.zero
+        var span = (start: 0.0, end: 0.0)
         var cpu = 0
+        try await passStartGate()
         for _ in 0..<settings.rounds {
             let before = settings.store.statementCount
             let checksBefore = settings.store.commitCheckCount
             let cpuBefore = Memory.cpuMilliseconds()
             let started = ContinuousClock.now
+            span.start = Self.epochMilliseconds()
             latencies = []
             let answers = await round(directory, ids)
             wall = ContinuousClock.now - started
+            span.end = Self.epochMilliseconds()
             cpu = Memory.cpuMilliseconds() - cpuBefore
             statements = settings.store.statementCount - before
             commitChecks = settings.store.commitCheckCount - checksBefore
@@ -81,6 +85,7 @@ final class LoadRun: Sendable {
         let summary = [
             "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(Self.milliseconds(latencies, 0.5)) ms",
             "p99: \(Self.milliseconds(latencies, 0.99)) ms", "wall: \(Self.milliseconds([wall], 1)) ms",
+            Self.spanText(span),
             "cpu: \(cpu) ms", "statements: \(statements)", "of which commit checks: \(commitChecks)",
             "cached: \(directory.cachedCount)",
             "resident before: \(residentBefore / 1024) KiB", "resident after: \(Memory.resident() / 1024) KiB",
@@ -88,6 +93,25 @@ final class LoadRun: Sendable {
             "calls by operation (whole run): \(callsByOperation())",
         ]
         FileHandle.standardError.write(Data("\(summary.joined(separator: ", "))\n".utf8))
+    }
+
+    /// Once ready for the timed part, says so and waits for the benchmark's go (``LoadSettings/startGate``).
+    private func passStartGate() async throws {
+        guard let gate = settings.startGate else { return }
+        guard FileManager.default.createFile(atPath: gate.ready, contents: nil) else {
+            throw SessionKitError(
+                code: .invalidConfiguration, message: "LOAD_READY_FILE \(gate.ready) cannot be created")
+        }
+        while !FileManager.default.fileExists(atPath: gate.start) { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// Milliseconds since 1970: the clock every process shares, so that the benchmark can time the phase from
+    /// the first process's first call to the last one's last answer.
+    static func epochMilliseconds() -> Double { Date().timeIntervalSince1970 * 1000 }
+
+    /// The summary's `timed from` field: when the timed part began and ended, in milliseconds since 1970.
+    static func spanText(_ span: (start: Double, end: Double)) -> String {
+        String(format: "timed from: %.1f to %.1f ms since 1970", span.start, span.end)
     }
 
     /// The `q` quantile of `durations` in milliseconds, as text.
@@ -108,8 +132,10 @@ final class LoadRun: Sendable {
             if let credentials = try await directory.storedCredentials(for: id) { shard.append(credentials) }
         }
         let provider = settings.provider
+        try await passStartGate()
         let cpuBefore = Memory.cpuMilliseconds()
         let started = ContinuousClock.now
+        let epochStart = Self.epochMilliseconds()
         let failures = await withTaskGroup(of: Bool.self) { group in
             var next = 0
             var failures = 0
@@ -126,11 +152,12 @@ final class LoadRun: Sendable {
             return failures
         }
         let wall = ContinuousClock.now - started
+        let span = (start: epochStart, end: Self.epochMilliseconds())
         let cpu = Memory.cpuMilliseconds() - cpuBefore
         FileHandle.standardError.write(
             Data(
                 ("floor: grants: \(shard.count), failures: \(failures), floor wall: \(Self.milliseconds([wall], 1)) ms, "
-                    + "cpu: \(cpu) ms\n").utf8))
+                    + "cpu: \(cpu) ms, \(Self.spanText(span))\n").utf8))
     }
 
     /// The store's calls over the whole run, by operation, as `name N` pairs; a call may be several statements (a

@@ -34,6 +34,10 @@ struct LoadSettings {
     /// `LOAD_HOLD_FILE`: after the rounds, print `held`, wait for this file to appear (the benchmark freezes
     /// PostgreSQL meanwhile), then run one more round and summarise it as `held round`.
     let holdFile: String?
+    /// `LOAD_READY_FILE` and `LOAD_START_FILE`: once ready for the timed part (following the store's changes, the
+    /// sessions listed or read), create the first file and wait for the second to appear: the benchmark starts every
+    /// process's timed part at once, so that none of them runs its first calls on a machine the others leave idle.
+    let startGate: (ready: String, start: String)?
 
     init(_ environment: [String: String]) throws {
         func setting(_ name: String) throws -> String {
@@ -80,6 +84,13 @@ struct LoadSettings {
         expired = environment["LOAD_EXPIRED"] == "1"
         floor = environment["LOAD_FLOOR"] == "1"
         holdFile = environment["LOAD_HOLD_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        switch (environment["LOAD_READY_FILE"], environment["LOAD_START_FILE"]) {
+        case (let ready?, let start?) where !ready.isEmpty && !start.isEmpty: startGate = (ready, start)
+        case (nil, nil): startGate = nil
+        default:
+            throw SessionKitError(
+                code: .invalidConfiguration, message: "LOAD_READY_FILE and LOAD_START_FILE go together; set both")
+        }
         let shard = (environment["LOAD_SHARD"] ?? "0/1").split(separator: "/").compactMap { Int($0) }
         guard shard.count == 2, shard[1] > 0, (0..<shard[1]).contains(shard[0]) else {
             throw SessionKitError(code: .invalidConfiguration, message: "LOAD_SHARD is not INDEX/COUNT, such as 0/4")
