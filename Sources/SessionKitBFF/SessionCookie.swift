@@ -23,7 +23,10 @@ struct SessionCookie: Sendable, Equatable {
 
     /// Reads `<id> <created> <seen>` (seconds since 1970); `nil` for anything else.
     init?(plaintext: Data, lifetime: TimeInterval, idleTimeout: TimeInterval) {
-        let parts = String(decoding: plaintext, as: UTF8.self).split(separator: " ")
+        // Split on the byte: every forwarded request opens its cookie, and a split by `Character` walks
+        // grapheme clusters.
+        let parts = String(decoding: plaintext, as: UTF8.self).utf8.split(separator: UInt8(ascii: " "))
+            .map { Substring($0) }
         guard parts.count == 3, let id = try? SessionID(validating: String(parts[0])),
             let created = Int64(parts[1]), let seen = Int64(parts[2])
         else { return nil }

@@ -33,7 +33,7 @@ struct SessionCookies: Sendable {
     /// The session the request's cookie names, if it carries one this back end sealed; whether it is still
     /// within its lifetime is ``SessionCookie/ended(at:)``'s to say.
     func session(in request: Request) -> SessionCookie? {
-        request.cookies[sessionName].flatMap { session(value: $0.value) }
+        CookieHeader.value(named: sessionName, in: request.headers).flatMap { session(value: $0) }
     }
 
     /// The session a session cookie's value names, if this back end sealed it.
@@ -69,7 +69,9 @@ struct SessionCookies: Sendable {
     /// The sign-in started with `state` in this browser, if its cookie is there and was sealed here.
     func signIn(state: String, in request: Request) -> PendingSignIn? {
         let name = signInName(state: state)
-        guard let value = request.cookies[name]?.value, let plain = sealer.open(value, name: name) else { return nil }
+        guard let value = CookieHeader.value(named: name, in: request.headers),
+            let plain = sealer.open(value, name: name)
+        else { return nil }
         return PendingSignIn(encoded: plain)
     }
 

@@ -30,7 +30,9 @@ import SessionKitServer
 /// freezes PostgreSQL first). `LOAD_NIO_EXECUTOR=1` runs Swift's tasks on NIO's event loops; `LOAD_EVENT_LOOPS=N`
 /// gives NIO's shared group N threads. `LOAD_STATEMENT_COST=N` times N statements through the store and through
 /// PostgresNIO alone (``StatementCost``). Before its first call an instance waits until it follows the store's changes, as
-/// a server takes traffic only then.
+/// a server takes traffic only then; with `LOAD_READY_FILE` and `LOAD_START_FILE` it then creates the first file and
+/// waits for the second (`Benchmarks/gate.sh` starts a phase's processes together). The summary says when the timed
+/// part began and ended (`timed from: A to B ms since 1970`).
 @main
 struct DirectoryLoad {
     static func main() async {
