@@ -18,6 +18,8 @@ struct SessionCookies: Sendable {
     private let sealer: CookieSealer
     private let lifetime: TimeInterval
     private let idleTimeout: TimeInterval
+    /// The session cookies opened lately, by value.
+    let opened = OpenedCookies(capacity: 4_096)
 
     init(configuration: BackendForFrontend.Configuration, secret: SymmetricKey) {
         prefix = (configuration.isSecure ? "__Host-" : "") + configuration.cookieName
@@ -38,8 +40,12 @@ struct SessionCookies: Sendable {
 
     /// The session a session cookie's value names, if this back end sealed it.
     func session(value: String) -> SessionCookie? {
-        guard let plain = sealer.open(value, name: sessionName) else { return nil }
-        return SessionCookie(plaintext: plain, lifetime: lifetime, idleTimeout: idleTimeout)
+        if let known = opened.cookie(for: value) { return known }
+        guard let plain = sealer.open(value, name: sessionName),
+            let cookie = SessionCookie(plaintext: plain, lifetime: lifetime, idleTimeout: idleTimeout)
+        else { return nil }
+        opened.remember(cookie, for: value)
+        return cookie
     }
 
     /// `Set-Cookie` for `session`, seen at `seenAt`: a browser-session cookie (no `Max-Age`), gone when the
