@@ -8,10 +8,12 @@
 #                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm),
 #                                        PIN=1 (the tiers on their own cores, see below)
 #
-# 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without and with
-#    a bearer token, then through the two instances (GET /api/.well-known/jwks.json, one wrk on each, every request
-#    with the next user's cookie), then both direct runs again: requests per second and p50/p99 latency, in the
-#    same run, and the forwarded rate over the mean of each direct pair.
+# 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without a token,
+#    with one bearer token, and with the next of USERS tokens on every request (picked in Lua, as the forwarded run
+#    picks cookies), then through the two instances (GET /api/.well-known/jwks.json, one wrk on each, every request
+#    with the next user's cookie), then the direct runs again: requests per second, p50/p99 latency and CPU per
+#    request of the emulator, the instances and wrk, in the same run, and the forwarded rate over the mean of each
+#    direct pair.
 # 2. A renewal storm: once every access token has expired (they live 120 s), every user's GET /api/userinfo on both
 #    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
 #
@@ -115,19 +117,25 @@ run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the 
     local emulator_before bff_before
     emulator_before=$(cpu_ticks "${pids[0]}")
     bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
+    # The load generators' CPU: this shell's waited-for children (the two wrk processes, and the few short helpers).
+    local wrk_before
+    wrk_before=$(awk '{print $16 + $17}' /proc/$$/stat)
     "${upstream_cpus[@]}" wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$first" \
         > "$work/$label-1" &
     local one=$!
     "${upstream_cpus[@]}" wrk -t1 -c"$connections" -d"${duration}s" --latency ${script:+-s "$script"} "$second" > "$work/$label-2"
     wait "$one"
+    local wrk_after
+    wrk_after=$(awk '{print $16 + $17}' /proc/$$/stat)
     summary "$label" "$work/$label-1" "$work/$label-2"
     python3 - "$(cpu_ticks "${pids[0]}")" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
-        "$(getconf CLK_TCK)" "$work/$label-1" "$work/$label-2" <<'PY'
+        "$(getconf CLK_TCK)" "$wrk_after" "$wrk_before" "$work/$label-1" "$work/$label-2" <<'PY'
 import re, sys
-emulator, emulator0, bff, bff0, tick = (int(x) for x in sys.argv[1:6])
-requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[6:])
+emulator, emulator0, bff, bff0, tick, wrk, wrk0 = (int(x) for x in sys.argv[1:8])
+requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[8:])
 per = lambda ticks: f"{ticks / tick / requests * 1e6:.0f} us"
-print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)} ({requests} requests)")
+print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)}, "
+      f"wrk {per(wrk - wrk0)} ({requests} requests)")
 PY
 }
 echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections," \
@@ -141,9 +149,30 @@ form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionki
 token = json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"]
 print('wrk.headers["Authorization"] = "Bearer %s"' % token)
 PY
+# "direct-tokens": USERS front ends each sending its own token, the next one picked per request in Lua exactly as the
+# forwarded run picks the next user's cookie, so that the load generators (on the upstream's CPU with PIN=1) do the
+# same work per request in both: a static request costs wrk about 9 us, a request made in Lua about 33 us.
+python3 - "$issuer" "$users" > "$work/tokens" <<'PY'
+import json, sys, urllib.parse, urllib.request
+form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionkit-native", "username": "alice@example.com",
+                               "password": "alice-demo-password", "scope": "openid profile email"}).encode()
+for _ in range(int(sys.argv[2])):
+    print(json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"])
+PY
+cat > "$work/tokens.lua" <<LUA
+local tokens = {}
+for line in io.lines("$work/tokens") do tokens[#tokens + 1] = line end
+local counter = math.random(#tokens)
+request = function()
+    counter = counter + 1
+    return wrk.format("GET", nil, {["Authorization"] = "Bearer " .. tokens[(counter % #tokens) + 1]})
+end
+LUA
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 run_pair direct-bearer "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
+run_pair direct-tokens "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/tokens.lua"
 run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
+run_pair direct-tokens-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/tokens.lua"
 run_pair direct-bearer-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
 run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 python3 - "$work" <<'PY'
@@ -151,7 +180,7 @@ import re, sys
 def rps(label):
     return sum(float(re.search(r"Requests/sec:\s*([\d.]+)", open(f"{sys.argv[1]}/{label}-{i}").read()).group(1)) for i in (1, 2))
 bff = rps("bff")
-for base in ("direct", "direct-bearer"):
+for base in ("direct", "direct-bearer", "direct-tokens"):
     mean = (rps(base) + rps(base + "-again")) / 2
     print(f"forwarded / {base} (mean of the runs before and after): {bff / mean * 100:.0f}%")
 PY
