@@ -84,15 +84,21 @@ b="http://127.0.0.1:$b_port"
 seeded_at=$(date +%s)
 python3 Benchmarks/bff-driver.py seed "$users" "$a" "$work/ids"
 
-cat > "$work/users.lua" <<LUA
-local ids = {}
-for line in io.lines("$work/ids") do ids[#ids + 1] = line end
-local counter = math.random(#ids)
+# A wrk script that sends, on every request, the next line of the file $1 in the headers that the Lua table $2
+# makes of it (`value`).
+rotating_script() {
+    cat <<LUA
+local values = {}
+for line in io.lines("$1") do values[#values + 1] = line end
+local counter = math.random(#values)
 request = function()
     counter = counter + 1
-    return wrk.format("GET", nil, {["Cookie"] = "sessionkit=" .. ids[(counter % #ids) + 1], ["X-CSRF"] = "1"})
+    local value = values[(counter % #values) + 1]
+    return wrk.format("GET", nil, $2)
 end
 LUA
+}
+rotating_script "$work/ids" '{["Cookie"] = "sessionkit=" .. value, ["X-CSRF"] = "1"}' >"$work/users.lua"
 summary() { # LABEL FILE...: requests/s summed, p50 and p99 of each
     local total=0 line="$1:"
     shift
@@ -159,15 +165,7 @@ form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionki
 for _ in range(int(sys.argv[2])):
     print(json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"])
 PY
-cat > "$work/tokens.lua" <<LUA
-local tokens = {}
-for line in io.lines("$work/tokens") do tokens[#tokens + 1] = line end
-local counter = math.random(#tokens)
-request = function()
-    counter = counter + 1
-    return wrk.format("GET", nil, {["Authorization"] = "Bearer " .. tokens[(counter % #tokens) + 1]})
-end
-LUA
+rotating_script "$work/tokens" '{["Authorization"] = "Bearer " .. value}' >"$work/tokens.lua"
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 run_pair direct-bearer "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
 run_pair direct-tokens "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/tokens.lua"
