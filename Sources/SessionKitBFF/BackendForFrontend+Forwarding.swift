@@ -106,9 +106,23 @@ extension BackendForFrontend {
         var headers = HopByHopHeaders.downstream(answer.headers)
         if let refresh { headers.append(HTTPField(name: .setCookie, value: refresh)) }
         let body = BodyLimit(answer.body, limit: configuration.maxResponseBodySize)
+        let status = HTTPResponse.Status(code: Int(answer.status.code))
+        if request.method != .head, let announced, announced <= Self.wholeAnswerLimit {
+            // A small answer of announced length is read whole and goes out with its head in one write: streamed,
+            // the head and the body are two writes, and the browser's side wakes up for each.
+            do {
+                let whole = try await Self.read(body, before: deadline)
+                return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: whole))
+            } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+                return Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
+            } catch {
+                logger?.warning("upstream answer cut short", metadata: ["error": "\(type(of: error))"])
+                return Answers.error(.badGateway, "upstream_unavailable", "The API's answer was cut short; try again.")
+            }
+        }
         let logger = logger
         return Response(
-            status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers,
+            status: status, headers: headers,
             body: ResponseBody(contentLength: request.method == .head ? nil : announced) { writer in
                 // The deadline covers the body too: an upstream that trickles a byte at a time is cut off at it
                 // (one that goes silent is cut off sooner, by the read timeout). The head is out already, so the
@@ -126,6 +140,23 @@ extension BackendForFrontend {
 }
 
 extension BackendForFrontend {
+    /// The largest upstream answer, by its announced `Content-Length`, that is read whole before it is passed on
+    /// (larger ones, and those of unknown length, are streamed).
+    static let wholeAnswerLimit = 64 << 10
+
+    /// Reads `body` into one buffer, failing with `HTTPClientError.deadlineExceeded` once `deadline` has passed
+    /// (an upstream that trickles); one that goes silent is ended sooner by the client's read timeout.
+    static func read<Body: AsyncSequence>(_ body: Body, before deadline: NIODeadline) async throws -> ByteBuffer
+    where Body.Element == ByteBuffer {
+        var whole = ByteBuffer()
+        for try await chunk in body {
+            guard NIODeadline.now() < deadline else { throw HTTPClientError.deadlineExceeded }
+            // Most answers come in one chunk: that chunk is the answer, not a copy of it.
+            if whole.readableBytes == 0 { whole = chunk } else { whole.writeImmutableBuffer(chunk) }
+        }
+        return whole
+    }
+
     /// Sets the upstream request's authorization for `credentials`: a bearer token, or a DPoP-bound token with a
     /// fresh proof for the request's method and URL (and the upstream's last nonce).
     func authorize(_ outgoing: inout HTTPClientRequest, with credentials: Credentials) async throws(SessionKitError) {

@@ -48,6 +48,19 @@ struct LimitTests {
                     let took = ContinuousClock.now - started
                     #expect(took < .seconds(8), "\(path) was held for \(took) (\(outcome)); the limit is 3 s")
                 }
+                // The same with the length announced: such an answer is read whole before it is passed on, so
+                // the browser gets a 504 rather than a 200 that ends early.
+                for path in ["/api/trickle-announced", "/api/silent-announced"] {
+                    started = ContinuousClock.now
+                    let page = try await browser.get(instance.at(path), headers: csrf)
+                    #expect(page.status == 504, "\(path)")
+                    #expect(page.json["error"] as? String == "upstream_timeout", "\(path)")
+                    #expect(ContinuousClock.now - started < .seconds(8), "\(path): cut at the 3 s deadline")
+                }
+                // A small answer that comes in pieces is passed on whole.
+                let pieces = try await browser.get(instance.at("/api/pieces"), headers: csrf)
+                #expect(pieces.status == 200)
+                #expect(pieces.body == Data(StallingUpstream.pieces))
                 // The instance still forwards.
                 #expect(try await browser.get(instance.at("/api/ready"), headers: csrf).status == 200)
             } catch {

@@ -7,7 +7,8 @@ import SessionKitTesting
 
 /// An upstream that misbehaves as a slow or broken API does: `/trickle` sends its head and then one byte a
 /// second for a minute, `/silent` sends its head and one byte and then nothing, `/late` answers only after a
-/// minute, `/big` sends 2 MiB without announcing the length.
+/// minute, `/big` sends 2 MiB without announcing the length; `/trickle-announced` and `/silent-announced` do as
+/// the first two with a `Content-Length`, and `/pieces` sends a small body of announced length in four writes.
 final class StallingUpstream: Sendable {
     let url: URL
     private let server: Task<Void, any Error>
@@ -40,6 +41,39 @@ final class StallingUpstream: Sendable {
                     try await writer.finish(nil)
                 })
         }
+        // The same two with their length announced (answers the back end reads whole before passing them on).
+        router.get("trickle-announced") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: ResponseBody(contentLength: 60) { writer in
+                    for _ in 0..<60 {
+                        try await writer.write(ByteBuffer(string: "."))
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("silent-announced") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: ResponseBody(contentLength: 10) { writer in
+                    try await writer.write(ByteBuffer(string: "."))
+                    try await Task.sleep(for: .seconds(60))
+                    try await writer.finish(nil)
+                })
+        }
+        // 48 KiB of announced length in four pieces written 50 ms apart.
+        router.get("pieces") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: ResponseBody(contentLength: Self.pieces.count) { writer in
+                    for start in stride(from: 0, to: Self.pieces.count, by: 12 << 10) {
+                        try await writer.write(ByteBuffer(bytes: Self.pieces[start..<start + (12 << 10)]))
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
         router.get("late") { _, _ -> String in
             try await Task.sleep(for: .seconds(60))
             return "late"
@@ -61,6 +95,9 @@ final class StallingUpstream: Sendable {
         await browser.shutdown()
         return upstream
     }
+
+    /// What `/pieces` answers: 48 KiB, every byte its offset modulo 251.
+    static let pieces = [UInt8]((0..<(48 << 10)).map { UInt8($0 % 251) })
 
     func stop() async {
         server.cancel()
