@@ -45,12 +45,16 @@ extension BackendForFrontend {
         let id: SessionID
         do {
             id = try await sessions.create(credentials)
+        } catch {
+            return notSaved(error, state: state)
+        }
+        do {
             let claims = credentials.idTokenClaims
             try await index.add(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
         } catch {
-            return failed(
-                .serviceUnavailable,
-                "The session could not be saved (the session store is unavailable); sign in again.", state: state)
+            // A session the index does not know of could not be ended by a back-channel logout: it is not kept.
+            await end(id)
+            return notSaved(error, state: state)
         }
         // This browser's previous session, if any, ends: one browser, one session, and never an old id reused.
         if let previous = cookies.session(in: request) {
@@ -62,6 +66,15 @@ extension BackendForFrontend {
             idleTimeout: configuration.idleTimeout)
         return Answers.redirect(
             to: pending.returnTo, setCookies: [cookies.setSession(session), cookies.clearSignIn(state: state)])
+    }
+
+    /// The answer when the new session could not be saved, logged with why: a store that refuses the write (a
+    /// sealing key other than the one its rows were sealed with, say) fails every sign-in of this user until fixed.
+    private func notSaved(_ error: some Error, state: String?) -> Response {
+        logger?.warning("sign-in: the session could not be saved", metadata: ["error": "\(error)"])
+        return failed(
+            .serviceUnavailable, "The session could not be saved (the session store is unavailable); sign in again.",
+            state: state)
     }
 
     private func failed(_ status: HTTPResponse.Status, _ text: String, state: String?) -> Response {

@@ -1,4 +1,5 @@
 import AuthEmulator
+import Crypto
 import Foundation
 import NIOHTTP1
 import SecureStore
@@ -106,6 +107,43 @@ struct FailureTests {
             #expect(try await reader.storedCredentials() != nil, "the session is kept")
             await browser.shutdown()
             await instance.stop()
+        }
+    }
+
+    @Test("an instance with the wrong sealing key: its sign-ins answer 503 and log why; the others' sessions go on")
+    func wrongSealingKey() async throws {
+        try await LiveEmulator.with { emulator in
+            let deployment = BFFPostgres.Deployment()
+            let store = try await deployment.store()
+            let good = try await InProcessInstance.start(emulator: emulator, store: store)
+            let capture = LogCapture()
+            let wrong = try await InProcessInstance.start(
+                emulator: emulator, store: try await deployment.store(sealedWith: SymmetricKey(size: .bits256)),
+                logger: capture.logger)
+            let first = CookieBrowser()
+            let second = CookieBrowser()
+            do {
+                #expect(try await first.signIn(through: good.url).status == 303)
+                try await emulator.controls.resetRequestCounts()
+                // The same user through the misconfigured instance: the user's row in the session index was sealed
+                // with the deployment's key, so this instance cannot add the new session to it.
+                let refused = try await second.signIn(through: wrong.url)
+                #expect(refused.status == 503)
+                let why = capture.lines.filter { $0.contains("the session could not be saved") }
+                #expect(why.count == 1)
+                #expect(why.first?.contains("failed authentication") == true, "\(why)")
+                // The session it had created is ended, not left with a live refresh token that no cookie names.
+                #expect(try await emulator.controls.requestCounts()[.revoke] == 1)
+                // The session signed in through the correctly configured instance is untouched.
+                let api = try await first.get(good.at("/api/userinfo"), headers: [("X-CSRF", "1")])
+                #expect(api.status == 200)
+            } catch {
+                Issue.record(error)
+            }
+            await first.shutdown()
+            await second.shutdown()
+            await good.stop()
+            await wrong.stop()
         }
     }
 }

@@ -22,13 +22,16 @@ enum BFFPostgres {
         let key = SymmetricKey(size: .bits256)
         var keyHex: String { key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() } }
 
-        /// A store of this deployment (each instance opens its own), running and migrated.
-        func store(metrics: (any MetricsFactory)? = nil) async throws -> PostgresSessionStore {
+        /// A store of this deployment (each instance opens its own), running and migrated; `sealedWith` gives it
+        /// another sealing key than the deployment's (an instance configured with the wrong one).
+        func store(metrics: (any MetricsFactory)? = nil, sealedWith other: SymmetricKey? = nil) async throws
+            -> PostgresSessionStore
+        {
             guard let url = BFFPostgres.url else { throw Missing() }
             let store = BFFPostgres.running(
                 try PostgresSessionStore(
-                    service: service, configuration: .init(url: url), keys: .init(current: (id: "bff", key: key)),
-                    metrics: metrics))
+                    service: service, configuration: .init(url: url),
+                    keys: .init(current: (id: "bff", key: other ?? key)), metrics: metrics))
             try await store.migrate()
             return store
         }

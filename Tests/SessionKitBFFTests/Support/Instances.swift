@@ -41,6 +41,7 @@ final class InProcessInstance: BFFInstance {
         clientSecret: String = AuthEmulator.Client.confidentialSecret,
         metrics: (any MetricsFactory)? = nil,
         dpop: DPoPKey? = nil,
+        logger backendLogger: Logger? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
         let port = try await LoopbackPort.unused()
@@ -54,7 +55,7 @@ final class InProcessInstance: BFFInstance {
         configure(&configuration)
         let bff = try BackendForFrontend(
             configuration: configuration, sessions: sessions, cookieSecret: SealedCookies.inProcessSecret,
-            metrics: metrics)
+            logger: backendLogger, metrics: metrics)
         let router = Router(context: BasicBFFRequestContext.self)
         router.add(middleware: bff.sessionMiddleware())
         bff.addRoutes(to: router)
