@@ -21,47 +21,11 @@ final class StallingUpstream: Sendable {
     static func start() async throws -> StallingUpstream {
         let port = try await LoopbackPort.unused()
         let router = Router()
-        router.get("trickle") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain"],
-                body: ResponseBody { writer in
-                    for _ in 0..<60 {
-                        try await writer.write(ByteBuffer(string: "."))
-                        try await Task.sleep(for: .seconds(1))
-                    }
-                    try await writer.finish(nil)
-                })
-        }
-        router.get("silent") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain"],
-                body: ResponseBody { writer in
-                    try await writer.write(ByteBuffer(string: "."))
-                    try await Task.sleep(for: .seconds(60))
-                    try await writer.finish(nil)
-                })
-        }
-        // The same two with their length announced (answers the back end reads whole before passing them on).
-        router.get("trickle-announced") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain"],
-                body: ResponseBody(contentLength: 60) { writer in
-                    for _ in 0..<60 {
-                        try await writer.write(ByteBuffer(string: "."))
-                        try await Task.sleep(for: .seconds(1))
-                    }
-                    try await writer.finish(nil)
-                })
-        }
-        router.get("silent-announced") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain"],
-                body: ResponseBody(contentLength: 10) { writer in
-                    try await writer.write(ByteBuffer(string: "."))
-                    try await Task.sleep(for: .seconds(60))
-                    try await writer.finish(nil)
-                })
-        }
+        // Each twice: streamed, and with the length announced (an answer the back end reads whole first).
+        router.get("trickle") { _, _ in trickle(announcing: nil) }
+        router.get("trickle-announced") { _, _ in trickle(announcing: 60) }
+        router.get("silent") { _, _ in silent(announcing: nil) }
+        router.get("silent-announced") { _, _ in silent(announcing: 10) }
         // 48 KiB of announced length in four pieces written 50 ms apart.
         router.get("pieces") { _, _ in
             Response(
@@ -94,6 +58,30 @@ final class StallingUpstream: Sendable {
         }
         await browser.shutdown()
         return upstream
+    }
+
+    /// A head, then a byte a second for a minute.
+    private static func trickle(announcing length: Int?) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain"],
+            body: ResponseBody(contentLength: length) { writer in
+                for _ in 0..<60 {
+                    try await writer.write(ByteBuffer(string: "."))
+                    try await Task.sleep(for: .seconds(1))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// A head and one byte, then nothing for a minute.
+    private static func silent(announcing length: Int?) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain"],
+            body: ResponseBody(contentLength: length) { writer in
+                try await writer.write(ByteBuffer(string: "."))
+                try await Task.sleep(for: .seconds(60))
+                try await writer.finish(nil)
+            })
     }
 
     /// What `/pieces` answers: 48 KiB, every byte its offset modulo 251.
