@@ -5,8 +5,9 @@
 #   swift build -c release --product sessionkit-bff && swift build -c release --product sessionkit-emulator
 #   scripts/postgres-start.sh            # or SESSIONKIT_POSTGRES_URL=...
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
-#                                        LIFETIME (s, access tokens), BIN (.build/release), STORM=0 (no storm),
-#                                        PIN=1 (the tiers on their own cores, see below)
+#                                        LIFETIME (s, access tokens; 120, or 8 x DURATION + 40 when longer),
+#                                        BIN (.build/release), STORM=0 (no storm), PIN=1 (the tiers on their
+#                                        own cores, see below)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without a token,
 #    with one bearer token, and with the next of USERS tokens on every request (picked in Lua, as the forwarded run
@@ -27,7 +28,9 @@ users=${USERS:-1000}
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-16}
 bin=${BIN:-.build/release}
-lifetime=${LIFETIME:-120}
+# The access tokens must outlive the seven phases (renewals inside a phase would be measured as forwarding):
+# 120 s for 10 s phases, longer for longer ones.
+lifetime=${LIFETIME:-$((8 * duration + 40 > 120 ? 8 * duration + 40 : 120))}
 upstream_cpus=()
 bff_cpus=()
 if [ "${PIN:-0}" = 1 ]; then
