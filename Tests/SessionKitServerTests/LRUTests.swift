@@ -76,7 +76,15 @@ struct LRUTests {
         }
         let expected = reference.compactMap { managers[$0] }.map(ObjectIdentifier.init)
         #expect(Set(lru.managers.map(ObjectIdentifier.init)) == Set(expected) && expected.count == reference.count)
-        // The order too: filling the cache with new entries drops the survivors oldest first.
+        // The order too: filling the cache with new entries drops the survivors oldest first. A cache left short
+        // of its capacity by a late remove is topped up first (the newcomers are the newest), else the first
+        // newcomer would drop nothing and every expectation below would be off by one.
+        while reference.count < capacity {
+            let newcomer = SessionID()
+            lru.insert(manager(newcomer), for: newcomer, capacity: capacity)
+            reference.append(newcomer)
+        }
+        #expect(lru.count == capacity)
         for (index, id) in reference.enumerated() {
             let newcomer = SessionID()
             lru.insert(manager(newcomer), for: newcomer, capacity: capacity)
