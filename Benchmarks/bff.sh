@@ -15,7 +15,7 @@
 #    with the next user's cookie), then the direct runs again: requests per second, p50/p99 latency and CPU per
 #    request of the emulator, the instances and wrk, in the same run, and the forwarded rate over the mean of each
 #    direct pair.
-# 2. A renewal storm: once every access token has expired (they live 120 s), every user's GET /api/userinfo on both
+# 2. A renewal storm: once every access token has expired (they live LIFETIME s), every user's GET /api/userinfo on both
 #    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
 #
 # PIN=1 stands in for separate machines on this one: the upstream and the load generators (the emulator and
@@ -151,19 +151,7 @@ PY
 }
 echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $users users, ${duration}s, 2 x wrk -t1 -c$connections," \
     "$([ "${PIN:-0}" = 1 ] && echo "upstream and wrk on CPU 0, BFF instances on CPU 1" || echo "all processes on all CPUs")"
-# A front end that held its tokens would send one with each API call: "direct-bearer" sends a real access token
-# of the emulator's (the password grant, same user) in `Authorization`, as the BFF does on every forwarded call.
-python3 - "$issuer" > "$work/bearer.lua" <<'PY'
-import json, sys, urllib.parse, urllib.request
-form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionkit-native", "username": "alice@example.com",
-                               "password": "alice-demo-password", "scope": "openid profile email"}).encode()
-token = json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"]
-print('wrk.headers["Authorization"] = "Bearer %s"' % token)
-PY
-# "direct-tokens": USERS front ends each sending its own token, the next one picked per request in Lua exactly as the
-# forwarded run picks the next user's cookie, so that the load generators (on the upstream's CPU with PIN=1) do the
-# same work per request in both (on 2026-11-26, 10 us of wrk's CPU per direct-tokens request against 9 us static;
-# 15 us when the script formatted every request anew).
+# Real access tokens of the emulator's (the password grant, same user), USERS of them.
 python3 - "$issuer" "$users" > "$work/tokens" <<'PY'
 import json, sys, urllib.parse, urllib.request
 form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionkit-native", "username": "alice@example.com",
@@ -171,6 +159,13 @@ form = urllib.parse.urlencode({"grant_type": "password", "client_id": "sessionki
 for _ in range(int(sys.argv[2])):
     print(json.load(urllib.request.urlopen(sys.argv[1] + "/oauth/token", form))["access_token"])
 PY
+# A front end that held its tokens would send one with each API call: "direct-bearer" sends the first of them in
+# `Authorization`, as the BFF does on every forwarded call.
+echo "wrk.headers[\"Authorization\"] = \"Bearer $(head -n 1 "$work/tokens")\"" > "$work/bearer.lua"
+# "direct-tokens": USERS front ends each sending its own token, the next one picked per request in Lua exactly as the
+# forwarded run picks the next user's cookie, so that the load generators (on the upstream's CPU with PIN=1) do the
+# same work per request in both (on 2026-11-26, 10 us of wrk's CPU per direct-tokens request against 9 us static;
+# 15 us when the script formatted every request anew).
 rotating_script "$work/tokens" '{["Authorization"] = "Bearer " .. value}' >"$work/tokens.lua"
 run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
 run_pair direct-bearer "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"

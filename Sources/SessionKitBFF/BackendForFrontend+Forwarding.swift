@@ -87,8 +87,8 @@ extension BackendForFrontend {
                 try await authorize(&outgoing, with: credentials)
                 answer = try await httpClient.execute(outgoing, deadline: deadline)
             }
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            return Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
+        } catch let error as HTTPClientError where Self.isTimeout(error) {
+            return Self.upstreamTimedOut
         } catch is BodyLimitExceeded {
             return Answers.error(
                 .contentTooLarge, "request_too_large",
@@ -113,8 +113,8 @@ extension BackendForFrontend {
             do {
                 let whole = try await Self.read(body, before: deadline)
                 return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: whole))
-            } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-                return Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
+            } catch let error as HTTPClientError where Self.isTimeout(error) {
+                return Self.upstreamTimedOut
             } catch {
                 logger?.warning("upstream answer cut short", metadata: ["error": "\(type(of: error))"])
                 return Answers.error(.badGateway, "upstream_unavailable", "The API's answer was cut short; try again.")
@@ -140,6 +140,16 @@ extension BackendForFrontend {
 }
 
 extension BackendForFrontend {
+    /// Whether the upstream ran out of time: past the request's deadline, or silent past the read timeout.
+    static func isTimeout(_ error: HTTPClientError) -> Bool {
+        error == .deadlineExceeded || error == .readTimeout
+    }
+
+    /// The answer when the upstream ran out of time, for its head or its whole answer.
+    static var upstreamTimedOut: Response {
+        Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
+    }
+
     /// The largest upstream answer, by its announced `Content-Length`, that is read whole before it is passed on
     /// (larger ones, and those of unknown length, are streamed).
     static let wholeAnswerLimit = 64 << 10
