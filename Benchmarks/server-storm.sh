@@ -103,6 +103,8 @@ if [ -n "${PERF:-}" ]; then
 fi
 wait "${running[@]}"
 if [ -n "${PERF:-}" ]; then kill -INT "$recorder"; wait "$recorder" || true; fi
+# Each process's own line: its calls' median and p99, its statements, and its store calls (statements) by kind.
+sed -E "s/.*(median: [0-9.]+ ms, p99: [0-9.]+ ms).*(statements: [0-9]+, of which commit checks: [0-9]+).*(calls by operation.*)/\1 \2 \3/" "$work"/summary.* >&2
 wall=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
 span=$(timed_span "$work"/summary.*)
 cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)

@@ -150,6 +150,67 @@ struct StatementBatcherTests {
         #expect(sends.batches.map { $0.sorted() } == [[0], [1, 2, 3, 4]])
     }
 
+    @Test("a call that finds nothing out lingers when a statement went out moments ago, and goes with those behind it")
+    func busyLoneCallLingers() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 3, linger: .seconds(60), busyWithin: .seconds(60), key: { $0 })
+        let sends = Sends()
+        sends.release()
+        // Nothing went out before the first call: it goes at once.
+        #expect(try await batcher.submit(0, send: sends.send) == "answer 0")
+        // Right behind it, nothing is out, but the server is busy: the next call lingers (a minute, unless a batch
+        // fills) and the two after it join it.
+        let first = Task { try await batcher.submit(1, send: sends.send) }
+        try await Self.until { batcher.waitingCount == 1 }
+        #expect(sends.batches.count == 1, "the call went out alone: \(sends.batches)")
+        let behind = (2...3).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        let clock = ContinuousClock()
+        let took = try await clock.measure {
+            for call in [first] + behind { _ = try await call.value }
+        }
+        #expect(took < .seconds(30), "the full batch was held \(took)")
+        #expect(sends.batches.map { $0.sorted() } == [[0], [1, 2, 3]])
+    }
+
+    @Test("a lone call in a busy moment goes out after the linger; one after a quiet spell goes at once")
+    func busyLingerIsBounded() async throws {
+        let batcher = Batcher(
+            maxInFlight: 1, maxBatch: 100, linger: .milliseconds(300), busyWithin: .milliseconds(900), key: { $0 })
+        let sends = Sends()
+        sends.release()
+        _ = try await batcher.submit(0, send: sends.send)
+        let clock = ContinuousClock()
+        let lingered = try await clock.measure { _ = try await batcher.submit(1, send: sends.send) }
+        #expect(lingered >= .milliseconds(250), "a call 'moments' after the last statement went at once")
+        #expect(lingered < .seconds(5), "the lone call was held \(lingered), past its linger")
+        try await Task.sleep(for: .seconds(1))
+        let quiet = try await clock.measure { _ = try await batcher.submit(2, send: sends.send) }
+        #expect(quiet < .milliseconds(250), "a call after a quiet spell was held \(quiet)")
+        #expect(sends.batches == [[0], [1], [2]])
+
+        // Without a linger, nothing is held, busy or not.
+        let plain = Batcher(maxInFlight: 1, maxBatch: 100, busyWithin: .seconds(60), key: { $0 })
+        _ = try await plain.submit(0, send: sends.send)
+        let unheld = try await clock.measure { _ = try await plain.submit(1, send: sends.send) }
+        #expect(unheld < .milliseconds(250), "a batcher without a linger held a call \(unheld)")
+    }
+
+    @Test("a lone call cancelled while it lingers leaves at once, is never sent, and gives the statement's slot back")
+    func busyLingerCancelled() async throws {
+        let batcher = Batcher(maxInFlight: 1, maxBatch: 2, linger: .seconds(60), busyWithin: .seconds(60), key: { $0 })
+        let sends = Sends()
+        sends.release()
+        _ = try await batcher.submit(0, send: sends.send)
+        let leaving = Task { try await batcher.submit(1, send: sends.send) }
+        try await Self.until { batcher.waitingCount == 1 }
+        leaving.cancel()
+        let left = await #expect(throws: SecureStoreError.self) { try await leaving.value }
+        #expect(left?.code == .unavailable)
+        // The slot is free again: the next two calls (busy, so they linger) fill a batch and go out together.
+        let next = (2...3).map { request in Task { try await batcher.submit(request, send: sends.send) } }
+        for call in next { _ = try await call.value }
+        #expect(sends.batches.map { $0.sorted() } == [[0], [2, 3]])
+    }
+
     /// Waits until `condition` holds, for at most 5 s.
     static func until(_ condition: () -> Bool) async throws {
         let start = ContinuousClock.now
