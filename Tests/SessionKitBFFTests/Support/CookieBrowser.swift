@@ -22,9 +22,11 @@ final class CookieBrowser: Sendable {
     private let client: HTTPClient
     private let jar = JarBox()
 
-    init() {
+    /// - Parameter connectionsPerHost: How many requests to one instance may be out at once (more wait here).
+    init(connectionsPerHost: Int = 8) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -10,6 +10,19 @@ import SessionKitTesting
 /// confidential client), so that the next forwarded call must renew them.
 enum ExpiredSessions {
     static func create(_ count: Int, emulator: AuthEmulator, store: any AsyncSecureStore) async throws -> [SessionID] {
+        try await create(count, emulator: emulator, store: store, as: expired)
+    }
+
+    /// Sessions created the same way whose access tokens are still valid.
+    static func createValid(_ count: Int, emulator: AuthEmulator, store: any AsyncSecureStore) async throws
+        -> [SessionID]
+    {
+        try await create(count, emulator: emulator, store: store, as: { $0 })
+    }
+
+    private static func create(
+        _ count: Int, emulator: AuthEmulator, store: any AsyncSecureStore, as stored: (Credentials) -> Credentials
+    ) async throws -> [SessionID] {
         let configuration = try emulator.providerConfiguration(
             clientID: AuthEmulator.Client.confidentialID, clientSecret: AuthEmulator.Client.confidentialSecret)
         let sessions = SessionDirectory(provider: ProviderClient(configuration: configuration), store: store)
@@ -17,7 +30,7 @@ enum ExpiredSessions {
         for _ in 0..<count {
             let credentials = try await sessions.provider.signIn(
                 username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
-            ids.append(try await sessions.create(expired(credentials)))
+            ids.append(try await sessions.create(stored(credentials)))
         }
         return ids
     }

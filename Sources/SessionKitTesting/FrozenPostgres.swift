@@ -9,14 +9,40 @@ import Foundation
 /// The test cluster of scripts/postgres-start.sh frozen and thawed: every one of its processes stopped with
 /// SIGSTOP, as in a network partition or a failover that leaves connections open and unanswered (not refused),
 /// and resumed with SIGCONT.
-struct FrozenPostgres {
+///
+/// Freezing stops the whole cluster: only suites that run alone may use it (serialized, in a step of their own or
+/// under `--no-parallel`).
+public struct FrozenPostgres: Sendable {
+    /// The processes that ``freeze()`` stopped: the postmaster and its children.
     let pids: [pid_t]
 
-    /// Stops the postmaster and its children.
-    static func freeze() throws -> FrozenPostgres {
-        let directory = try TestPostgres.restartCommand().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".postgres/dir")
-        let cluster = try String(contentsOf: directory, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Why the cluster could not be frozen.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong and what to do.
+        public let description: String
+    }
+
+    /// Where scripts/postgres-start.sh records the cluster it started in this checkout.
+    private static let clusterRecord = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".postgres/dir")
+
+    /// Whether this checkout's scripts/postgres-start.sh cluster is there to be frozen.
+    public static var isAvailable: Bool { FileManager.default.fileExists(atPath: clusterRecord.path) }
+
+    /// The note of a suite skipped because ``isAvailable`` is false.
+    public static let unavailableReason =
+        "freezing PostgreSQL needs the cluster of scripts/postgres-start.sh in this checkout"
+
+    /// Stops the postmaster and its children, and waits until the kernel shows them all stopped.
+    ///
+    /// - Throws: When this checkout started no cluster, or a process could not be stopped (the others are resumed).
+    public static func freeze() throws -> FrozenPostgres {
+        guard isAvailable else {
+            throw Failure(description: "\(unavailableReason); run scripts/postgres-start.sh first")
+        }
+        let cluster = try String(contentsOf: clusterRecord, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let pidFile = try String(contentsOfFile: cluster + "/data/postmaster.pid", encoding: .utf8)
         guard let first = pidFile.split(separator: "\n").first, let postmaster = pid_t(first) else {
             throw CocoaError(.fileReadCorruptFile)
@@ -47,7 +73,7 @@ struct FrozenPostgres {
     }
 
     /// Resumes every process that ``freeze()`` stopped.
-    func thaw() {
+    public func thaw() {
         for pid in pids { kill(pid, SIGCONT) }
     }
 
