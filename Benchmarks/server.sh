@@ -26,6 +26,11 @@
 #     LOAD_EVENT_LOOPS=1 Benchmarks/server.sh   # every process gets one NIO event loop instead of one per core
 #     SSLMODE=disable Benchmarks/server.sh      # the instances reach PostgreSQL over plain TCP
 #     STORMS=1 Benchmarks/server.sh             # one storm between two floors (the default is three, and their median)
+#     USERS=1000 STORMS=1 BUILD=debug BUILD_FLAGS="--traits default,URLSessionOnLinux" CHECK=1 Benchmarks/server.sh
+#                                               # CI's run (.ci/run): the debug build the tests made, and exit 1
+#                                               # when a target that is not a timing is missed (refresh requests,
+#                                               # answers, distinct tokens, statements; errors and statements with
+#                                               # PostgreSQL hung). Its timings are a debug build's: not the figures.
 #
 # By default the instances reach PostgreSQL as the URL says, which for scripts/postgres-start.sh's cluster means
 # TLS (`sslmode=prefer`, and the cluster serves TLS): every statement, row and announcement is encrypted and
@@ -33,7 +38,7 @@
 # SSLMODE=disable|require|... adds `sslmode` to a URL that has none.
 #
 # Uses $SESSIONKIT_POSTGRES_URL, or starts a throw-away cluster with scripts/postgres-start.sh (and stops it).
-# Builds sessionkit-directory-load and sessionkit-emulator with `swift build -c release`.
+# Builds sessionkit-directory-load and sessionkit-emulator with `swift build -c release` (BUILD, BUILD_FLAGS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 users=${USERS:-10000}
@@ -42,9 +47,21 @@ concurrency=${CONCURRENCY:-100}
 storms=${STORMS:-3}
 umask 077
 
-swift build -c release --product sessionkit-directory-load >&2
-swift build -c release --product sessionkit-emulator >&2
-bin=$(swift build -c release --show-bin-path)
+# shellcheck disable=SC2086 # BUILD_FLAGS is a list of arguments
+swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --product sessionkit-directory-load >&2
+# shellcheck disable=SC2086
+swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --product sessionkit-emulator >&2
+# shellcheck disable=SC2086
+bin=$(swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --show-bin-path)
+
+# CHECK=1: the targets that are not timings, each checked as it is printed; the script exits 1 at the end if one
+# was missed.
+missed=()
+check() { # check DESCRIPTION CONDITION...: records DESCRIPTION when the test command fails
+    local what=$1
+    shift
+    "$@" || missed+=("$what")
+}
 
 work=$(mktemp -d /tmp/sessionkit-server-bench.XXXXXX)
 pids=()
@@ -142,6 +159,9 @@ instances LOAD_ROUNDS=3
 cat "$work"/summary.*
 errors=$(cat "$work"/out.* | grep -c ' error ' || true)
 echo "errors: $errors"
+last_statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
+check "valid sessions: $errors errors (target 0)" test "$errors" -eq 0
+check "valid sessions: $last_statements statements in the last round (target 0)" test "$last_statements" -eq 0
 
 echo
 echo "-- 2. memory of cached sessions (one instance, one round)"
@@ -198,6 +218,10 @@ for round in $(seq 1 "$storms"); do
     longest=$(cat "$work"/summary.* | sed -n 's/.*wall: \([0-9.]*\) ms.*/\1/p' | sort -n | tail -1)
     echo "wall time: $storm_wall ms from the first instance's first call to the last one's last answer (the longest instance's own: $longest ms; the script's, with start-up: $elapsed ms); refresh requests: $((after - before)) (target $users); answers ok: $ok of $((users * processes));"
     echo "distinct (session, token) pairs: $distinct (target $users); statements: $statements, $(echo "scale=2; $statements / $users" | bc) per renewed session (target 6), of which $checks confirm a write's commit"
+    check "storm $round: $((after - before)) refresh requests (target $users)" test $((after - before)) -eq "$users"
+    check "storm $round: $ok answers ok (target $((users * processes)))" test "$ok" -eq $((users * processes))
+    check "storm $round: $distinct distinct pairs (target $users)" test "$distinct" -eq "$users"
+    check "storm $round: $statements statements (target at most $((6 * users)))" test "$statements" -le $((6 * users))
     storm_cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
     echo "CPU of the $processes instances: $storm_cpu ms, $(echo "scale=3; $storm_cpu / $users" | bc) ms per renewed session"
     echo
@@ -236,7 +260,20 @@ if [ "$started_postgres" = 1 ] && [ -f "$cluster/data/postmaster.pid" ]; then
     touch "$work/hold"
     wait "$held" || true
     kill -CONT $frozen
-    grep 'held round' "$work/held.summary"
+    held_line=$(grep 'held round' "$work/held.summary" || echo "held round: none")
+    echo "$held_line"
+    check "PostgreSQL hung: $held_line (target: $users calls, 0 errors, 0 statements)" \
+        grep -q "calls: $users, errors: 0, .*statements: 0\$" <<<"$held_line"
 else
     echo "skipped: needs the cluster this script starts (unset SESSIONKIT_POSTGRES_URL)"
+    check "PostgreSQL hung: skipped" false
+fi
+
+if [ "${CHECK:-0}" = 1 ]; then
+    echo
+    if [ ${#missed[@]} -gt 0 ]; then
+        printf 'missed: %s\n' "${missed[@]}"
+        exit 1
+    fi
+    echo "every target that is not a timing met"
 fi
