@@ -47,12 +47,11 @@ concurrency=${CONCURRENCY:-100}
 storms=${STORMS:-3}
 umask 077
 
-# shellcheck disable=SC2086 # BUILD_FLAGS is a list of arguments
-swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --product sessionkit-directory-load >&2
-# shellcheck disable=SC2086
-swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --product sessionkit-emulator >&2
-# shellcheck disable=SC2086
-bin=$(swift build -c "${BUILD:-release}" ${BUILD_FLAGS:-} --show-bin-path)
+read -ra build_flags <<<"${BUILD_FLAGS:-}"
+build=(swift build -c "${BUILD:-release}" "${build_flags[@]}")
+"${build[@]}" --product sessionkit-directory-load >&2
+"${build[@]}" --product sessionkit-emulator >&2
+bin=$("${build[@]}" --show-bin-path)
 
 # CHECK=1: the targets that are not timings, each checked as it is printed; the script exits 1 at the end if one
 # was missed.
