@@ -201,10 +201,17 @@ extension PostgresSessionStore {
         return own ? base + ":" + writerID : base
     }
 
-    /// The NOTIFY payload of an item this store writes (see ``Announcement``), around its new generation.
-    func announcement(_ digest: ByteBuffer, keyID: String, sealed: Data) -> Announcement {
-        Announcement(
-            service: service, digest: Data(digest.readableBytesView), writer: writerID, keyID: keyID, sealed: sealed)
+    /// The NOTIFY payload of a conditional write of this store's that makes the row's generation `generation`
+    /// (see ``Announcement``), sealed with `value` when it fits.
+    func announcement(_ digest: Data, generation: UInt64, value: Data) throws(SecureStoreError) -> Announcement {
+        try Announcement(
+            service: service, digest: digest, writer: writerID, generation: generation, value: value, sealer: sealer)
+    }
+
+    /// The first generation of a row this store inserts: the clock's microseconds, so that a row deleted and
+    /// written again does not go through an earlier row's generations again (whose announcements may be replayed).
+    static func firstGeneration() -> UInt64 {
+        max(UInt64(max(Date().timeIntervalSince1970, 0) * 1_000_000), 1)
     }
 
     static func digest(_ key: String) throws(SecureStoreError) -> ByteBuffer {

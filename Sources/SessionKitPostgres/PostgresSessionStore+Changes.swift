@@ -46,11 +46,7 @@ extension PostgresSessionStore {
                     started.finish(nil)
                     for try await notification in notifications {
                         let announced = Announcement.change(
-                            notification.payload, service: service, writerID: writerID
-                        ) {
-                            try? sealer.open(
-                                $0, keyID: $1, purpose: .itemValue, keyDigest: $2, what: "an announced item")
-                        }
+                            notification.payload, service: service, writerID: writerID, sealer: sealer)
                         if let (change, ownGeneration) = announced {
                             if let ownGeneration, let digest = change.keyDigest {
                                 commitWatch.announced(digest: digest, generation: ownGeneration)

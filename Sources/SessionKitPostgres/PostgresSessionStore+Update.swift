@@ -66,7 +66,6 @@ extension PostgresSessionStore {
                 let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
                 let sealed = try sealer.seal(new, purpose: .itemValue, keyDigest: digestData)
                 let keyID = sealer.keys.current.id
-                let announced = announcement(digest, keyID: keyID, sealed: sealed)
                 _ = try await execute(
                     connection,
                     """
@@ -79,8 +78,7 @@ extension PostgresSessionStore {
                             generation = sessionkit_items.generation + 1, updated_at = now()
                         RETURNING generation
                     )
-                    SELECT pg_notify(\(Self.notificationChannel), \(announced.head) || generation::text
-                        || \(announced.tail)) FROM written
+                    SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM written
                     """)
             } else if old != nil {
                 _ = try await execute(

@@ -158,16 +158,20 @@ extension PostgresSessionStore: VersionedSecureStore {
         // The key is sealed again too: both are under the current key, which the row's key id names.
         let sealedKey = try sealer.seal(Data(key.utf8), purpose: .itemKey, keyDigest: digestData)
         let keyID = sealer.keys.current.id
+        // The generation the write gives the row, known before it is sent, so its announcement is sealed for it.
+        let generation = version == 0 ? Self.firstGeneration() : version + 1
         let write = PreparedStatements.ItemWrite(
             service: service, digest: digest, sealedKey: sealedKey, sealed: sealed, keyID: keyID,
-            announcement: announcement(digest, keyID: keyID, sealed: sealed), dueAt: dueAt)
+            announcement: try announcement(digestData, generation: generation, value: data), dueAt: dueAt)
         // Confirmed by its own announcement while a listener is up (see CommitWatch), else by a statement.
         let ticket = commitWatch.expect(digest: Hex.string(digestData))
         defer { ticket.map(commitWatch.finish) }
         guard version != 0 else {
             let rows = try await call("replacing an item") { [self] connection in
-                try await executeCommitted(connection, PreparedStatements.InsertItem(write: write), announcedBy: ticket)
-                {
+                try await executeCommitted(
+                    connection, PreparedStatements.InsertItem(write: write, generation: Int64(generation)),
+                    announcedBy: ticket
+                ) {
                     rows in try rows.first.map { UInt64(try $0.decode(Int64.self)) }
                 }
             }

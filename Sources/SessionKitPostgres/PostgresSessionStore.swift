@@ -24,9 +24,19 @@ import Synchronization
 /// and the write. `SessionManager` keeps its renewal lease inside the session record and takes it with
 /// `update`, so two instances never renew the same refresh token at once.
 ///
-/// Every write and delete sends `NOTIFY sessionkit_items` with the payload `<service>:<hex SHA-256 of the
-/// key>:<writer>` (`<service>:*` for ``deleteAll()``), never the key itself, so other instances can drop cached
-/// copies (``changes()``); the writer part lets a store tell its own writes from others'.
+/// Every write and delete sends `NOTIFY sessionkit_items`, naming the item by its key's digest and never by the
+/// key itself, so other instances can drop or replace cached copies (``changes()``). A conditional write's
+/// announcement is sealed whole (the writer, the row's new generation and the value) with the application's key;
+/// anything else announced, by this store or by anyone who may connect, only says "read this item" (see
+/// ``Announcement``).
+///
+/// ## Database roles
+/// `LISTEN` and `NOTIFY` need no right on any table, and PostgreSQL grants `CONNECT` on a new database to
+/// `PUBLIC`: every role that may log in can hear the announcements and send its own. The store's security does
+/// not rest on that channel (announcements are authenticated, replays refused by their generation, and a forged
+/// one costs a read), yet a deployment should still give each application a role of its own and close the
+/// database to the rest: `REVOKE CONNECT ON DATABASE sessions FROM PUBLIC; GRANT CONNECT ON DATABASE sessions TO
+/// app_role;`.
 ///
 /// ## Never blocking
 /// Every call suspends, never blocks a thread, and is answered within ``Configuration/callTimeout``: a
@@ -168,7 +178,8 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         return try openValue(row, digest: digest)
     }
 
-    /// Stores `data` under `key`, replacing any earlier value, and announces the change.
+    /// Stores `data` under `key`, replacing any earlier value, and announces the change (without the value: readers
+    /// read it).
     public func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
         let digest = try Self.digest(key)
         let digestData = Data(digest.readableBytesView)
@@ -176,7 +187,9 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         let sealed = try sealer.seal(data, purpose: .itemValue, keyDigest: digestData)
         let keyID = sealer.keys.current.id
         let lock = lockKey(digest)
-        let announced = announcement(digest, keyID: keyID, sealed: sealed)
+        // The new generation is not known before the statement runs, so the announcement cannot be sealed for it:
+        // it says "read it", marked as this store's own.
+        let payload = notification(digest, own: true)
         // One statement, so one implicit transaction: the advisory lock makes it wait for an `update` of the
         // same key in progress (which may be about to insert the row) instead of being overwritten by it.
         try await call("writing an item") { [self] connection in
@@ -192,8 +205,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
                         due_at = NULL, lease_owner = NULL, lease_until = NULL,
                         generation = sessionkit_items.generation + 1, updated_at = now()
                     RETURNING generation)
-                SELECT pg_notify(\(Self.notificationChannel), \(announced.head) || generation::text
-                    || \(announced.tail)) FROM written
+                SELECT pg_notify(\(Self.notificationChannel), \(payload)) FROM written
                 """)
         }
     }

@@ -10,19 +10,20 @@ extension PreparedStatements {
     /// Like ``LeaseIfDueBatch`` it never waits for a row lock: a row at the expected generation that another
     /// statement holds is skipped and reported busy, and its caller sends ``UpdateItem`` alone, which waits for
     /// the row. So one held row never holds up the writes of other sessions, and two batches never deadlock. Every
-    /// row written is announced (`$10`, with the payload `head || generation || tail`), by the same transaction.
+    /// row written is announced on the channel `$9` with its own payload, made for the generation the write gives
+    /// it, by the same transaction.
     ///
     /// Returns, for each requested item that has a row, the columns of ``UpdateItem`` (the sealed value and lease
     /// only for a row not written), then the request's 1-based position in the arrays, then whether it is busy.
     struct UpdateItemBatch: PostgresPreparedStatement {
         /// The statement's name on a connection (see ``ReadItem/name``).
-        static let name = "sessionkit_update_item_batch"
+        static let name = "sessionkit_update_item_batch_v2"
 
         static let sql = """
             WITH wanted AS (
                 SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::timestamptz[],
-                    $11::bool[], $7::bigint[], $8::text[], $9::text[])
-                    WITH ORDINALITY AS w(digest, key_sealed, sealed, key_id, due, has_due, expected, head, tail,
+                    $10::bool[], $7::bigint[], $8::text[])
+                    WITH ORDINALITY AS w(digest, key_sealed, sealed, key_id, due, has_due, expected, payload,
                         position)),
             free AS (
                 SELECT i.key_digest FROM sessionkit_items i JOIN wanted w ON i.key_digest = w.digest
@@ -35,9 +36,9 @@ extension PreparedStatements {
                 FROM wanted w
                 WHERE i.service = $1 AND i.key_digest = w.digest AND i.generation = w.expected
                     AND i.key_digest IN (SELECT key_digest FROM free)
-                RETURNING i.generation, w.position, w.head, w.tail)
+                RETURNING i.generation, w.position, w.payload)
             SELECT NULL::bytea, NULL::text, generation, NULL::text, NULL::timestamptz, true, position, false
-            FROM written, LATERAL (SELECT pg_notify($10, head || generation::text || tail)) n
+            FROM written, LATERAL (SELECT pg_notify($9, payload)) n
             UNION ALL
             SELECT i.sealed, i.key_id, i.generation, i.lease_owner, i.lease_until, false, w.position,
                 i.generation = w.expected
@@ -50,17 +51,16 @@ extension PreparedStatements {
         let expected: [Int64]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(service)
             bindings.append(writes.map(\.digest))
             bindings.append(writes.map { ByteBuffer(bytes: $0.sealedKey) })
             bindings.append(writes.map { ByteBuffer(bytes: $0.sealed) })
             bindings.append(writes.map(\.keyID))
-            // A write without a due date stores NULL, as ``UpdateItem`` does (`$11` says which have one).
+            // A write without a due date stores NULL, as ``UpdateItem`` does (`$10` says which have one).
             bindings.append(writes.map { $0.dueAt ?? Date(timeIntervalSince1970: 0) })
             bindings.append(expected)
-            bindings.append(writes.map(\.announcement.head))
-            bindings.append(writes.map(\.announcement.tail))
+            bindings.append(writes.map(\.announcement.payload))
             bindings.append(PostgresSessionStore.notificationChannel)
             bindings.append(writes.map { $0.dueAt != nil })
             return bindings

@@ -34,23 +34,30 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
-    /// A new item, unless its row exists, announced with its generation: `replace(forKey:ifVersion: 0, with:dueAt:)`.
+    /// A new item, unless its row exists, at the generation `$9` and announced: `replace(forKey:ifVersion: 0,
+    /// with:dueAt:)`.
     struct InsertItem: PostgresPreparedStatement {
         /// The statement's name on a connection (see ``ReadItem/name``).
-        static let name = "sessionkit_insert_item"
+        static let name = "sessionkit_insert_item_v2"
 
         static let sql = """
             WITH written AS (
-                INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id, due_at)
-                VALUES ($1, $2, $3, $4, $5, $9::timestamptz)
+                INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id, due_at, generation)
+                VALUES ($1, $2, $3, $4, $5, $8::timestamptz, $9)
                 ON CONFLICT (service, key_digest) DO NOTHING
                 RETURNING generation)
-            SELECT generation FROM written, LATERAL (SELECT pg_notify($6, $7 || generation::text || $8)) n
+            SELECT generation FROM written, LATERAL (SELECT pg_notify($6, $7)) n
             """
         typealias Row = PostgresRow
         let write: ItemWrite
+        let generation: Int64
 
-        func makeBindings() throws -> PostgresBindings { try write.bindings() }
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = try write.bindings()
+            bindings.append(generation)
+            return bindings
+        }
+
         func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
@@ -58,16 +65,16 @@ enum PreparedStatements {
     /// snapshot, in the columns of ``LeaseIfDue`` (the last one: written): `replace(forKey:ifVersion:with:dueAt:)`.
     struct UpdateItem: PostgresPreparedStatement {
         /// The statement's name on a connection (see ``ReadItem/name``).
-        static let name = "sessionkit_update_item"
+        static let name = "sessionkit_update_item_v2"
 
         static let sql = """
             WITH written AS (
-                UPDATE sessionkit_items SET key_sealed = $3, sealed = $4, key_id = $5, due_at = $9::timestamptz,
+                UPDATE sessionkit_items SET key_sealed = $3, sealed = $4, key_id = $5, due_at = $8::timestamptz,
                     lease_owner = NULL, lease_until = NULL, generation = generation + 1, updated_at = now()
-                WHERE service = $1 AND key_digest = $2 AND generation = $10
+                WHERE service = $1 AND key_digest = $2 AND generation = $9
                 RETURNING generation)
             SELECT NULL::bytea, NULL::text, generation, NULL::text, NULL::timestamptz, true FROM written,
-                LATERAL (SELECT pg_notify($6, $7 || generation::text || $8)) n
+                LATERAL (SELECT pg_notify($6, $7)) n
             UNION ALL
             SELECT sealed, key_id, generation, lease_owner, lease_until, false FROM sessionkit_items
             WHERE service = $1 AND key_digest = $2 AND NOT EXISTS (SELECT 1 FROM written)
@@ -130,8 +137,9 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
     }
 
-    /// What a conditional write binds, `$1` to `$9`: the row's place, its sealed key and value, its
-    /// announcement around the new generation, and when it falls due.
+    /// What a conditional write binds, `$1` to `$8`: the row's place, its sealed key and value, its announcement
+    /// (made for the generation the write gives the row: the expected one plus one, or a new row's first), and
+    /// when it falls due.
     struct ItemWrite: Sendable {
         let service: String
         let digest: ByteBuffer
@@ -142,15 +150,14 @@ enum PreparedStatements {
         let dueAt: Date?
 
         func bindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 10)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(service)
             bindings.append(digest)
             try bindings.append(sealedKey)
             try bindings.append(sealed)
             bindings.append(keyID)
             bindings.append(PostgresSessionStore.notificationChannel)
-            bindings.append(announcement.head)
-            bindings.append(announcement.tail)
+            bindings.append(announcement.payload)
             if let dueAt { bindings.append(dueAt) } else { bindings.appendNull() }
             return bindings
         }

@@ -13,13 +13,15 @@ struct RowSealer: Sendable {
         case itemValue = "sessionkit.item.value.v1"
         case itemKey = "sessionkit.item.key.v1"
         case journalValue = "sessionkit.journal.value.v1"
+        /// A change announcement (``Announcement``): its associated data also binds the writer and the generation.
+        case announcement = "sessionkit.announcement.v2"
     }
 
     let keys: PostgresSessionStore.Keys
     let service: String
     /// The associated data's start for each purpose (everything but the key digest), made once: every row read
     /// and every announcement is opened with it.
-    private let prefixes: (itemValue: Data, itemKey: Data, journalValue: Data)
+    private let prefixes: (itemValue: Data, itemKey: Data, journalValue: Data, announcement: Data)
 
     init(keys: PostgresSessionStore.Keys, service: String) {
         self.keys = keys
@@ -32,7 +34,7 @@ struct RowSealer: Sendable {
             data.append(serviceBytes)
             return data
         }
-        prefixes = (prefix(.itemValue), prefix(.itemKey), prefix(.journalValue))
+        prefixes = (prefix(.itemValue), prefix(.itemKey), prefix(.journalValue), prefix(.announcement))
     }
 
     /// The SHA-256 of the key: how rows are found without storing the key itself in the clear.
@@ -40,10 +42,13 @@ struct RowSealer: Sendable {
         Data(SHA256.hash(data: Data(key.utf8)))
     }
 
-    /// Seals `plaintext` with the current key.
-    func seal(_ plaintext: Data, purpose: Purpose, keyDigest: Data) throws(SecureStoreError) -> Data {
+    /// Seals `plaintext` with the current key; `context` is bound too (see ``Purpose/announcement``).
+    func seal(_ plaintext: Data, purpose: Purpose, keyDigest: Data, context: Data = Data()) throws(SecureStoreError)
+        -> Data
+    {
         do {
-            let box = try AES.GCM.seal(plaintext, using: keys.current.key, authenticating: aad(purpose, keyDigest))
+            let box = try AES.GCM.seal(
+                plaintext, using: keys.current.key, authenticating: aad(purpose, keyDigest, context))
             guard let combined = box.combined else {
                 throw SecureStoreError(code: .ioFailure, message: "AES-GCM returned no sealed box; this is a bug")
             }
@@ -65,6 +70,7 @@ struct RowSealer: Sendable {
         keyID: String,
         purpose: Purpose,
         keyDigest: Data,
+        context: Data = Data(),
         what: @autoclosure () -> String
     ) throws(SecureStoreError) -> Data {
         guard let key = keys.key(withID: keyID) else {
@@ -76,7 +82,7 @@ struct RowSealer: Sendable {
         }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return try AES.GCM.open(box, using: key, authenticating: aad(purpose, keyDigest))
+            return try AES.GCM.open(box, using: key, authenticating: aad(purpose, keyDigest, context))
         } catch {
             throw SecureStoreError(
                 code: .corrupted,
@@ -87,14 +93,16 @@ struct RowSealer: Sendable {
         }
     }
 
-    private func aad(_ purpose: Purpose, _ keyDigest: Data) -> Data {
+    private func aad(_ purpose: Purpose, _ keyDigest: Data, _ context: Data) -> Data {
         var data: Data
         switch purpose {
         case .itemValue: data = prefixes.itemValue
         case .itemKey: data = prefixes.itemKey
         case .journalValue: data = prefixes.journalValue
+        case .announcement: data = prefixes.announcement
         }
         data.append(keyDigest)
+        data.append(context)
         return data
     }
 }

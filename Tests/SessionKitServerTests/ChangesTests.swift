@@ -71,38 +71,57 @@ struct ChangesTests {
         try await unrelated.deleteAll()
     }
 
-    @Test("A written item is announced with its value; a forged, moved or oversized one is announced without it")
+    @Test(
+        "A conditional write is announced sealed whole; a forged, altered, moved or unconditional one says only 'read it'"
+    )
     func announcedItems() async throws {
         let service = "tests.announced.\(UUID().uuidString)"
         let writer = try await TestPostgres.store(service: service)
         let listener = try await TestPostgres.store(service: service)
         let changes = try await listener.changes()
-        try await writer.setString("one", forKey: "session-1")
+        let own = try await writer.changes()
+        let first = try await writer.replace(forKey: "session-1", ifVersion: 0, with: Data("one".utf8), dueAt: nil)
+        guard case .written(let version) = first else {
+            Issue.record("the insert was refused: \(first)")
+            return
+        }
+        #expect(version > 1_700_000_000_000_000, "a new row's first generation comes from the clock: \(version)")
         // Sealed and in base64, 7,000 bytes exceed what a notification carries.
-        try await writer.setData(Data(repeating: 7, count: 7_000), forKey: "session-2")
+        _ = try await writer.replace(
+            forKey: "session-2", ifVersion: 0, with: Data(repeating: 7, count: 7_000), dueAt: nil)
         let one = SecureStoreChange.digest(ofKey: "session-1")
         let two = SecureStoreChange.digest(ofKey: "session-2")
-        // Anyone who may connect may NOTIFY: a value sealed with no key of the store's, and session 1's sealed
-        // value sent as session 2's (the seal binds the row's digest).
+        let recorded = try #require(try await Self.first(2, of: own).first { $0.keyDigest == one })
+        #expect(recorded.isOwnWrite && recorded.item == nil, "the writer's own, authenticated: no value handed back")
+        // The first announcement as sent, for the forgeries below: anyone who may connect may LISTEN and NOTIFY.
+        let payload = try Announcement(
+            service: service, digest: Data(Hex.bytes(Array(one.utf8))!), writer: writer.writerID, generation: version,
+            value: Data("one".utf8), sealer: writer.sealer
+        ).payload
+        let parts = payload.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let garbage = Data("not sealed at all, just bytes".utf8).base64EncodedString()
         try await notify(writer, "\(service):\(one):forger:9:a:\(garbage)")
-        let sealedOne = try await writer.call("reading a sealed value") { connection in
-            let rows = try await writer.execute(
-                connection,
-                """
-                SELECT encode(sealed, 'base64') FROM sessionkit_items
-                WHERE service = \(service) AND key_digest = decode(\(one), 'hex')
-                """)
-            return try rows.first.map { try $0.decode(String.self) } ?? ""
-        }
-        try await notify(writer, "\(service):\(two):forger:9:a:\(sealedOne.replacingOccurrences(of: "\n", with: ""))")
-        let seen = try await Self.first(4, of: changes)
-        #expect(seen.count == 4)
-        guard seen.count == 4 else { return }
-        #expect(seen[0].affects(key: "session-1") && seen[0].item == VersionedItem(data: Data("one".utf8), version: 1))
+        // The right seal with another generation (a replayed value presented as the row's current version).
+        try await notify(writer, ([service, one, parts[2], String(version + 5)] + parts[4...]).joined(separator: ":"))
+        // The right seal under another writer (which would pass as that instance's own write).
+        try await notify(writer, ([service, one, listener.writerID] + parts[3...]).joined(separator: ":"))
+        // The right seal moved to another row.
+        try await notify(writer, ([service, two] + parts[2...]).joined(separator: ":"))
+        // An unconditional write: its generation is not known when it is sent, so it says "read it".
+        try await writer.setString("three", forKey: "session-1")
+        let seen = try await Self.first(7, of: changes)
+        #expect(seen.count == 7)
+        guard seen.count == 7 else { return }
+        #expect(
+            seen[0].affects(key: "session-1") && seen[0].item == VersionedItem(data: Data("one".utf8), version: version)
+        )
         #expect(seen[1].affects(key: "session-2") && seen[1].item == nil, "too big: announced without its value")
         #expect(seen[2].affects(key: "session-1") && seen[2].item == nil, "forged: announced without a value")
-        #expect(seen[3].affects(key: "session-2") && seen[3].item == nil, "moved from another row: no value")
+        #expect(seen[3].affects(key: "session-1") && seen[3].item == nil, "another generation: no value")
+        #expect(seen[4].affects(key: "session-1") && seen[4].item == nil && !seen[4].isOwnWrite, "another writer")
+        #expect(seen[5].affects(key: "session-2") && seen[5].item == nil, "moved from another row: no value")
+        #expect(seen[6].affects(key: "session-1") && seen[6].item == nil, "unconditional: read it")
+        #expect(seen.allSatisfy { !$0.isOwnWrite })
         #expect(!"\(seen)".contains("one"), "a change's description never shows the value")
     }
 

@@ -51,4 +51,41 @@ struct SessionManagerTests {
             #expect(try await manager().hasSession() == false)
         }
     }
+
+    @Test("An announced record is taken only when it moves a version the manager read forward: replays are ignored")
+    func announcedRecordsAreTakenOnlyForward() async throws {
+        try await LiveEmulator.with { emulator in
+            let service = "tests.announced-manager.\(UUID().uuidString)"
+            let store = try await TestPostgres.store(service: service)
+            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+            func manager() -> SessionManager { SessionManager(provider: provider, store: store, account: "alice") }
+            let writer = manager()
+            let reader = manager()
+            let credentials = try await provider.signIn(
+                username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
+            try await writer.store(credentials)
+            // What the store announced for the sign-in, as anyone listening on the channel can record it.
+            let signedIn = try await store.versionedData(forKey: writer.storeKey)
+            #expect(try await reader.credentials() == credentials)
+            _ = try await writer.logout(revoke: false)
+
+            // The reader drops its copy (a bare "read it" announcement), then the sign-in is replayed: ignored.
+            reader.storeDidChange()
+            reader.storeDidChange(to: signedIn)
+            #expect(try await reader.hasSession() == false, "a replayed announcement revived the session")
+            // Once more, with the cleared record held: still ignored.
+            reader.storeDidChange(to: signedIn)
+            #expect(try await reader.hasSession() == false)
+            // A manager that has read nothing yet never takes an announced record: it reads the store.
+            let fresh = manager()
+            fresh.storeDidChange(to: signedIn)
+            #expect(try await fresh.hasSession() == false)
+
+            // A record that moves the version forward is taken without a read: here one the store does not hold.
+            let cleared = try await store.versionedData(forKey: writer.storeKey)
+            let ahead = VersionedItem(data: signedIn.data, version: cleared.version + 1)
+            reader.storeDidChange(to: ahead)
+            #expect(try await reader.storedCredentials() == credentials, "a forward announcement was not taken")
+        }
+    }
 }

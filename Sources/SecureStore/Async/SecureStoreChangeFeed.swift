@@ -33,10 +33,10 @@ public struct SecureStoreChange: Sendable, Hashable, CustomStringConvertible {
     /// The item as the change left it, when the store could announce it (PostgreSQL does when the sealed value
     /// fits in a notification): a cache can take it instead of reading the store. `nil` means "read it".
     ///
-    /// A store announces only what it has authenticated (PostgreSQL opens the sealed value with the row's key
-    /// and digest), so a forged announcement carries no item. Its version is as trustworthy as the store's
-    /// other readers: compare the data's own ordering (a session record's generation) before replacing a
-    /// newer copy with it.
+    /// A store announces only what it has authenticated whole (PostgreSQL's announcements are sealed with the
+    /// store's key over the row's digest, the writer, the version and the value), so a forged or altered
+    /// announcement carries no item. An authentic one may still be a replay of an old write: take it only when
+    /// it moves forward a version this cache has read (`SessionManager.storeDidChange(to:)` does).
     public let item: VersionedItem?
 
     /// A change to the item whose key has `keyDigest`, or to every item for `nil`, with the item as written

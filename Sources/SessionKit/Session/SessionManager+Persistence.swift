@@ -75,7 +75,9 @@ extension SessionManager {
             throw storeFailure(error)
         }
         switch read.outcome {
-        case .heldElsewhere: return .heldElsewhere(version: read.item.version)
+        case .heldElsewhere:
+            noteKnownVersion(read.item.version)
+            return .heldElsewhere(version: read.item.version)
         case .leased: return .leased(try cacheLoaded(read.item))
         case .notLeased: return .read(try cacheLoaded(read.item))
         }
@@ -221,28 +223,35 @@ extension SessionManager {
     /// or a write and an announcement may cross, and a record announced while the call was under way is newer
     /// than what the call returns. Returns the record now cached.
     private nonisolated func cacheNewest(_ record: SessionRecord) -> SessionRecord {
-        cache.withLock { cached in
+        noteKnownVersion(record.storeVersion ?? 0)
+        return cache.withLock { cached in
             if let held = cached, held.storeVersion != nil, held.generation > record.generation { return held }
             cached = record
             return record
         }
     }
 
-    /// Takes a record that the store announced with a change, unless the one in memory is as new: then it is
-    /// dropped instead (announcements and reads may cross), and the next call reads the store.
+    /// Records that the store held the record at `version` (a read, a write, a refusal or an announcement taken).
+    private nonisolated func noteKnownVersion(_ version: UInt64) {
+        knownVersion.withLock { $0 = max($0, version) }
+    }
+
+    /// Takes a record that the store announced with a change when it moves forward the version this manager knows
+    /// (see ``storeDidChange(to:)``); ignores one that does not; and drops the record in memory, for the next call
+    /// to read, when it knows no version yet or cannot decode the item.
     nonisolated func takeAnnounced(_ item: VersionedItem) {
-        guard var record = try? Self.decode(item.data) else {
+        let known = knownVersion.withLock { $0 }
+        if known > 0, item.version <= known { return }
+        guard known > 0, var record = try? Self.decode(item.data) else {
             cache.withLock { $0 = nil }
             return
         }
         record.storeVersion = item.version
         cache.withLock { cached in
-            guard let held = cached, held.generation >= record.generation else {
-                cached = record
-                return
-            }
-            if held.storeVersion != record.storeVersion || held.generation > record.generation { cached = nil }
+            if let held = cached?.storeVersion, held >= item.version { return }
+            cached = record
         }
+        noteKnownVersion(item.version)
     }
 
     static func decode(_ data: Data?) throws(SessionKitError) -> SessionRecord {

@@ -44,6 +44,9 @@ public actor SessionManager {
     let ownerID = LeaseOwnerID.next()
     /// The last record read or written, for the fast path.
     let cache = Mutex<SessionRecord?>(nil)
+    /// The newest version of the record that this manager has read, written or taken from an announcement, in a
+    /// versioned store (`0`: none yet, or no row). An announced record is taken only when it moves this forward.
+    let knownVersion = Mutex<UInt64>(0)
     let states = StateBroadcaster()
     /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
     /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
@@ -224,8 +227,12 @@ public actor SessionManager {
 
     /// Tells the manager that its record changed in the store and is now `item`, as a store that announces
     /// written items says (``SecureStore/SecureStoreChange/item``): the manager takes it, so neither the next
-    /// call nor a call waiting for another instance's renewal reads the store. An item no newer than the
-    /// record in memory (they may cross) or one that cannot be read is treated as ``storeDidChange()``.
+    /// call nor a call waiting for another instance's renewal reads the store.
+    ///
+    /// Only an item that moves forward a version this manager has read or written is taken: an authentic
+    /// announcement may be a replay of an old write, so an item at a version no newer than that is ignored (what is
+    /// held is as new), and a manager that has read no version yet (or found no record) reads the store instead of
+    /// taking anything. An item that cannot be read is treated as ``storeDidChange()``.
     public nonisolated func storeDidChange(to item: VersionedItem) {
         takeAnnounced(item)
         changes.signal()
