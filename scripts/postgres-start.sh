@@ -76,7 +76,7 @@ head -n 1 "$dir/data/postmaster.pid" >"$state/pid"
 echo "$port" >"$state/port"
 
 as_db "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -q \
-    -c "CREATE ROLE sessionkit LOGIN PASSWORD '$password'" \
+    -c "CREATE ROLE sessionkit LOGIN CREATEROLE PASSWORD '$password'" \
     -c "CREATE DATABASE sessionkit_test OWNER sessionkit"
 
 url="postgres://sessionkit:$password@127.0.0.1:$port/sessionkit_test"

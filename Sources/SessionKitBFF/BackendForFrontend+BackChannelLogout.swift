@@ -10,8 +10,9 @@ extension BackendForFrontend {
     /// `POST /auth/backchannel-logout`: the provider says a user signed out there, or an administrator ended
     /// them (OpenID Connect Back-Channel Logout 1.0). The form field `logout_token` is validated
     /// (``SessionKit/ProviderClient/validateLogoutToken(_:maxAge:)``), its `jti` is recorded in the shared store
-    /// so that a replay is refused on every instance, and every session of its `sid` or `sub` ends on every
-    /// instance (the store announces it) and is revoked.
+    /// so that a replay is refused on every instance, and the sessions it names end on every instance (the store
+    /// announces it) and are revoked: those of its `sid` when it names one, else every session of its `sub`
+    /// (Back-Channel Logout 1.0 §2.4: a `sid` names one sign-on session, not every device of the user).
     ///
     /// 200 when done; 400 `invalid_request` for anything but a valid, unused logout token (nothing is ended);
     /// 503 when the store or the provider's keys cannot be reached (the provider may send it again).

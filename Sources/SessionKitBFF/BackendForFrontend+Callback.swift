@@ -9,8 +9,11 @@ extension BackendForFrontend {
     /// `GET /auth/callback?code&state`: finishes a sign-in started by ``login(_:)`` on any instance.
     ///
     /// The sign-in must come back to the browser that started it: its sealed sign-in cookie, found by `state`,
-    /// holds the PKCE verifier and the `nonce`; the cookie is cleared by every answer, so a replayed callback
-    /// finds nothing. Only after the code exchange and the ID token's validation is a session created, under a
+    /// holds the PKCE verifier and the `nonce`. Its `state` is spent in the shared store before the code goes to
+    /// the provider, so a callback replayed with the same cookie (which every answer clears, but a browser or an
+    /// attacker may keep) is refused on every instance and never sends the spent code again: a provider that sees
+    /// a code twice revokes the tokens it issued for it (RFC 6749 4.1.2), which would end the session the first
+    /// callback made. Only after the code exchange and the ID token's validation is a session created, under a
     /// new id.
     func callback(_ request: Request) async -> Response {
         guard let state = request.uri.queryParameters["state"].map(String.init), !state.isEmpty, state.utf8.count <= 512
@@ -26,6 +29,20 @@ extension BackendForFrontend {
         }
         guard Date().timeIntervalSince(pending.createdAt) <= configuration.signInTimeout else {
             return failed(.badRequest, "This sign-in took too long and expired. Start the sign-in again.", state: state)
+        }
+        do {
+            let until = pending.createdAt.addingTimeInterval(configuration.signInTimeout)
+            guard try await index.spend(signInState: state, until: until) else {
+                logger?.notice("sign-in callback refused: this sign-in's answer was already used")
+                return failed(
+                    .badRequest, "This sign-in answer was already used. Start the sign-in again.", state: state)
+            }
+        } catch {
+            logger?.warning("sign-in: the session store is unavailable", metadata: ["error": "\(error)"])
+            return failed(
+                .serviceUnavailable,
+                "The sign-in could not be finished (the session store is unavailable); start "
+                    + "the sign-in again.", state: state)
         }
         // The provider's answer as a URL, built by parsing (never by assigning unchecked text to a URL part,
         // which Foundation answers with a crash): a query that is not valid URL text is refused here.
@@ -48,19 +65,35 @@ extension BackendForFrontend {
         } catch {
             return notSaved(error, state: state)
         }
+        let now = Date()
+        let pushedOut: Set<String>
         do {
             let claims = credentials.idTokenClaims
-            try await index.add(account: id.account, subject: claims?.subject, sid: claims?.sessionID)
+            pushedOut = try await index.add(
+                account: id.account, subject: claims?.subject, sid: claims?.sessionID,
+                expiresAt: now.addingTimeInterval(configuration.sessionLifetime))
         } catch {
             // A session the index does not know of could not be ended by a back-channel logout: it is not kept.
             await end(id)
             return notSaved(error, state: state)
         }
+        // A provider may give the name and email only from userinfo (OpenID Connect Core 5.4 allows it when an access
+        // token is issued): then they are fetched once, now, and kept with the session for `/auth/me`.
+        if credentials.idTokenClaims.map({ $0.name == nil || $0.email == nil }) ?? true {
+            do {
+                _ = try await sessions.userInfo(for: id)
+            } catch {
+                logger?.notice("sign-in: the userinfo answer was not kept", metadata: ["error": "\(error.code)"])
+            }
+        }
+        // A user past the index's bound: the sessions that end soonest end now.
+        for account in pushedOut {
+            _ = try? await sessions.logout(account: account)
+        }
         // This browser's previous session, if any, ends: one browser, one session, and never an old id reused.
         if let previous = cookies.session(in: request) {
             await end(previous.id)
         }
-        let now = Date()
         let session = SessionCookie(
             id: id, createdAt: now, seenAt: now, lifetime: configuration.sessionLifetime,
             idleTimeout: configuration.idleTimeout)

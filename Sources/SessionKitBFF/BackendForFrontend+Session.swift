@@ -29,7 +29,8 @@ extension BackendForFrontend {
         return .live(session, refresh: cookies.setSession(session))
     }
 
-    /// `GET /auth/me`: who is signed in, from the session's ID token, and until when at most; or 401.
+    /// `GET /auth/me`: who is signed in, from the session's ID token (and the userinfo answer kept at sign-in for
+    /// what the ID token lacks), and until when at most; or 401.
     func me(_ request: Request) async -> Response {
         guard case .live(let session, let refresh) = await cookieSession(request) else { return signInRequired }
         let credentials: Credentials
@@ -39,10 +40,15 @@ extension BackendForFrontend {
             return sessionFailure(error)
         }
         let claims = credentials.idTokenClaims
+        var profile: UserProfile?
+        if claims?.name == nil || claims?.email == nil {
+            profile = try? await sessions.cachedProfile(for: session.id)
+        }
         return Answers.json(
             .ok,
             Me(
-                signedIn: true, sub: claims?.subject, name: claims?.name, email: claims?.email,
+                signedIn: true, sub: claims?.subject, name: claims?.name ?? profile?.name,
+                email: claims?.email ?? profile?.email,
                 expiresAt: credentials.expiresAt.map { $0.formatted(.iso8601) },
                 sessionExpiresAt: session.expiresAt.formatted(.iso8601)),
             setCookies: refresh.map { [$0] } ?? [])

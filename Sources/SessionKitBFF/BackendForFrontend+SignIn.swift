@@ -9,14 +9,16 @@ extension BackendForFrontend {
     ///
     /// What the callback needs (`state`, `nonce`, the PKCE verifier, where to return) goes into a sealed cookie
     /// of this sign-in's own: nothing is written on the server, so a stranger calling this route in a loop costs
-    /// no memory and no rows, and two tabs signing in at once each keep their own.
+    /// no memory and no rows, and two tabs signing in at once each keep their own. A browser keeps at most
+    /// ``maximumPendingSignIns`` such cookies: the oldest are cleared.
     func login(_ request: Request) async -> Response {
         var returnTo = "/"
         if let asked = request.uri.queryParameters["return_to"] {
             guard let path = ReturnPath.validated(String(asked)) else {
                 return Answers.error(
                     .badRequest, "invalid_return_to",
-                    "return_to must be a path on this site, such as /orders; other sites are refused.")
+                    "return_to must be a path on this site of at most \(ReturnPath.maximumLength) bytes, such as "
+                        + "/orders; other sites are refused.")
             }
             returnTo = path
         }
@@ -30,9 +32,16 @@ extension BackendForFrontend {
                 .badGateway, "provider_unavailable",
                 "The identity provider could not be reached to start the sign-in; try again later.")
         }
-        let pending = PendingSignIn(authorization, returnTo: returnTo, createdAt: Date())
+        let now = Date()
+        let pending = PendingSignIn(authorization, returnTo: returnTo, createdAt: now)
+        // At most `maximumPendingSignIns` sign-ins under way per browser: the oldest give way to this one.
+        let older = cookies.clearingSignIns(
+            in: request, keeping: Self.maximumPendingSignIns - 1, lifetime: configuration.signInTimeout, now: now)
         return Answers.redirect(
             to: authorization.url.absoluteString,
-            setCookies: [cookies.setSignIn(pending, lifetime: configuration.signInTimeout)])
+            setCookies: older + [cookies.setSignIn(pending, lifetime: configuration.signInTimeout)])
     }
+
+    /// How many sign-ins one browser may have under way at once (tabs signing in together), each with its cookie.
+    static let maximumPendingSignIns = 3
 }

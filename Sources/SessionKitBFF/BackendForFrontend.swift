@@ -25,7 +25,8 @@ import Tracing
 ///   sends the browser to the provider's end-session endpoint (`logout_url` in the JSON answer, or a redirect
 ///   for a form post).
 /// - `POST /auth/backchannel-logout`: the provider's back-channel logout (OpenID Connect Back-Channel Logout
-///   1.0): ends every session of the logout token's `sid` or `sub`, on every instance.
+///   1.0): ends the sessions of the logout token's `sid`, or every session of its `sub` when it names no `sid`,
+///   on every instance.
 /// - `/api/...`: forwarded to ``Configuration/upstream`` with `Authorization: Bearer <fresh token>`; every
 ///   request must carry the anti-forgery header (`X-CSRF: 1`), whatever its method.
 ///
@@ -100,7 +101,7 @@ public final class BackendForFrontend: Sendable {
         self.sessions = sessions
         self.cookies = SessionCookies(configuration: configuration, secret: cookieSecret)
         self.forgeryCheck = forgeryCheck
-        self.index = SessionIndex(store: sessions.store)
+        self.index = SessionIndex(store: sessions.store, lifetime: configuration.sessionLifetime)
         self.logger = logger
         self.metrics = ForwardingMetrics(factory: metrics ?? MetricsSystem.factory)
         self.sessionAPI = configuration.upstream.map {

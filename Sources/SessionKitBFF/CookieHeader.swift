@@ -42,4 +42,18 @@ enum CookieHeader {
         }
         return nil
     }
+
+    /// Every cookie whose name starts with `prefix`, in the order sent, as name and value (`""` for none). Not on
+    /// a hot path: the sign-in route reads the sign-in cookies with it.
+    static func pairs(named prefix: String, in fields: HTTPFields) -> [(name: String, value: String)] {
+        var found: [(name: String, value: String)] = []
+        for field in fields[values: .cookie] {
+            for pair in field.split(separator: ";") {
+                let pair = pair.drop { $0 == " " || $0 == "\t" }
+                guard let equals = pair.firstIndex(of: "="), pair[..<equals].hasPrefix(prefix) else { continue }
+                found.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...].drop { $0 == "=" })))
+            }
+        }
+        return found
+    }
 }

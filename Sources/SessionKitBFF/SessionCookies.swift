@@ -81,6 +81,27 @@ struct SessionCookies: Sendable {
         return PendingSignIn(encoded: plain)
     }
 
+    /// `Set-Cookie` lines that delete this browser's sign-in cookies but the `keeping` newest that are still
+    /// within `lifetime` at `now`: a browser (or a script in it) that starts sign-in after sign-in without
+    /// finishing them would otherwise pile up cookies until its requests outgrow the server's header limit.
+    func clearingSignIns(in request: Request, keeping: Int, lifetime: TimeInterval, now: Date) -> [String] {
+        let signInPrefix = prefix + "-signin-"
+        var live: [(name: String, createdAt: Date)] = []
+        var cleared: [String] = []
+        for (name, value) in CookieHeader.pairs(named: signInPrefix, in: request.headers) {
+            if let plain = sealer.open(value, name: name), let pending = PendingSignIn(encoded: plain),
+                now.timeIntervalSince(pending.createdAt) <= lifetime
+            {
+                live.append((name, pending.createdAt))
+            } else {
+                cleared.append(name)
+            }
+        }
+        live.sort { $0.createdAt > $1.createdAt }
+        cleared += live.dropFirst(max(keeping, 0)).map(\.name)
+        return Set(cleared).sorted().map { cookie($0, "", maxAge: 0) }
+    }
+
     /// `Set-Cookie` that deletes the sign-in cookie of `state`.
     func clearSignIn(state: String) -> String { cookie(signInName(state: state), "", maxAge: 0) }
 

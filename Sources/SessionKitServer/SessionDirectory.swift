@@ -136,6 +136,14 @@ public final class SessionDirectory: Sendable {
         try await withManager(for: id) { manager throws(SessionKitError) in try await manager.userInfo() }
     }
 
+    /// The profile the session keeps from its last ``userInfo(for:)``, without the network; `nil` when there is none
+    /// (or no such session). Reads the store unless the session is in memory, and never takes a place in memory for
+    /// an unknown id.
+    public func cachedProfile(for id: SessionID) async throws(SessionKitError) -> UserProfile? {
+        let manager = cache.withLock { $0.use(id) } ?? makeManager(account: id.account)
+        return try await manager.cachedProfile()
+    }
+
     /// Ends the session: cleared in the store (every instance sees it) and revoked at the provider. A session
     /// that does not exist, or already ended, costs one read and writes nothing.
     @discardableResult

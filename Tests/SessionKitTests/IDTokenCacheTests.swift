@@ -1,6 +1,7 @@
 import AuthEmulator
 import Foundation
 import SessionKitTesting
+import Synchronization
 import Testing
 
 @testable import SessionKit
@@ -101,11 +102,17 @@ struct IDTokenCacheTests {
         }
     }
 
-    @Test("the cache is bounded and emptied when the JWKS is reloaded")
+    @Test("the cache is bounded, kept by a reload that keeps its keys, and emptied by one that withdraws a key")
     func boundedAndFlushed() async throws {
         let factory = await TokenFactory()
         let cache = IDTokenCache(capacity: 3)
-        let validator = validator(factory, cache: cache, refetch: .zero)
+        let served = Mutex(factory.jwks)
+        let validator = IDTokenValidator(
+            keys: JWKSCache(refetchInterval: .zero, validated: cache) { () async throws(SessionKitError) -> Data in
+                factory.fetches.increment()
+                return served.withLock { $0 }
+            },
+            clientSecret: nil)
         var tokens: [Secret] = []
         for index in 0..<5 {
             let token = try await factory.sign(factory.claims.merging(["jti": .string("t\(index)")]) { $1 })
@@ -115,12 +122,64 @@ struct IDTokenCacheTests {
         #expect(cache.count == 3)
         #expect(cache.claims(for: .init(tokens[0], factory.expectations())) == nil, "the oldest was evicted")
         #expect(cache.claims(for: .init(tokens[4], factory.expectations())) != nil)
-        // A token naming a key the cache does not know makes the JWKS reload.
+        // A token naming a key the cache does not know makes the JWKS reload; the same keys come back.
         let unknown = try await factory.sign(factory.claims, header: ["alg": "ES256", "kid": "k2", "typ": "JWT"])
         await expectCheck(.unknownKey) { () async throws(SessionKitError) in
             try await validator.validate(unknown, expecting: factory.expectations())
         }
+        #expect(factory.fetches.load() == 2)
+        #expect(cache.count == 3, "no key was withdrawn: the verified tokens stay verified")
+        // The provider withdraws k1: the next reload empties the cache.
+        served.withLock { $0 = Data(#"{"keys":[]}"#.utf8) }
+        await expectCheck(.unknownKey) { () async throws(SessionKitError) in
+            try await validator.validate(unknown, expecting: factory.expectations())
+        }
+        #expect(factory.fetches.load() == 3)
         #expect(cache.count == 0)
+    }
+
+    @Test("a stranger's token naming unknown keys: one shared fetch, then none until the cooldown has passed")
+    func strangerCooldown() async throws {
+        let factory = await TokenFactory()
+        let keys = JWKSCache(refetchInterval: .zero, strangerCooldown: .milliseconds(300)) {
+            () async throws(SessionKitError) -> Data in
+            factory.fetches.increment()
+            try? await Task.sleep(for: .milliseconds(50))
+            return factory.jwks
+        }
+        _ = try await keys.key(for: "k1", algorithm: "ES256")
+        #expect(factory.fetches.load() == 1)
+        // Within the cooldown: refused as retryable, and nothing fetched.
+        for index in 0..<50 {
+            do {
+                _ = try await keys.key(for: "made-up-\(index)", algorithm: "ES256", presentedBy: .anyone)
+                Issue.record("a made-up key id was accepted")
+            } catch {
+                #expect(error.isRetryable, "\(error)")
+            }
+        }
+        #expect(factory.fetches.load() == 1)
+        try await Task.sleep(for: .milliseconds(350))
+        // After it, 50 at once share one fetch, and each is refused as unknown.
+        let failures = await withTaskGroup(of: ValidationCheck?.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    do throws(SessionKitError) {
+                        _ = try await keys.key(for: "later-\(index)", algorithm: "ES256", presentedBy: .anyone)
+                        return nil
+                    } catch {
+                        return error.failedCheck ?? .signature
+                    }
+                }
+            }
+            return await group.reduce(into: [ValidationCheck?]()) { $0.append($1) }
+        }
+        #expect(factory.fetches.load() == 2, "one fetch for fifty callers")
+        #expect(failures.filter { $0 == .unknownKey }.count >= 1)
+        #expect(failures.allSatisfy { $0 != nil })
+        // A token from the provider itself still gets its refetch for a new key id.
+        _ = try? await keys.key(for: "rotated", algorithm: "ES256")
+        #expect(factory.fetches.load() == 3)
     }
 
     @Test("ProviderClient.validateIDToken validates the emulator's ID token, the second time from the cache")

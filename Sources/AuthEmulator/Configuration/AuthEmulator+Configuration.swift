@@ -51,6 +51,10 @@ extension AuthEmulator {
         /// `/userinfo` and the Management API (401). Off by default; ``Controls/setDPoPNonceRequired(_:)`` and
         /// ``Controls/rotateDPoPNonce()`` change it at run time.
         public var dpopNonceRequired = false
+        /// Whether ID tokens carry the profile and email claims that `profile` and `email` ask for (the default), or
+        /// only `/userinfo` answers them, as OpenID Connect Core 5.4 allows when an access token is issued and as
+        /// some providers do by default.
+        public var profileClaimsInIDToken = true
         /// A JSON file that keeps grants, users' metadata, signing keys and the clock across restarts.
         public var stateFile: String?
         /// The applications that may ask for tokens.
@@ -123,7 +127,7 @@ extension AuthEmulator {
             case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
             case lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis, backchannelLogoutTimeout
-            case offlineAccessIsAScope, dpopNonceRequired
+            case offlineAccessIsAScope, dpopNonceRequired, profileClaimsInIDToken
         }
 
         /// Decodes a configuration; every key is optional.
@@ -149,6 +153,7 @@ extension AuthEmulator {
             self.testControlsEnabled = try c.decodeIfPresent(Bool.self, forKey: .testControlsEnabled) ?? false
             self.offlineAccessIsAScope = try c.decodeIfPresent(Bool.self, forKey: .offlineAccessIsAScope) ?? true
             self.dpopNonceRequired = try c.decodeIfPresent(Bool.self, forKey: .dpopNonceRequired) ?? false
+            self.profileClaimsInIDToken = try c.decodeIfPresent(Bool.self, forKey: .profileClaimsInIDToken) ?? true
             self.stateFile = try c.decodeIfPresent(String.self, forKey: .stateFile)
             self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
             self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users

@@ -60,8 +60,9 @@ struct TokenIssuer: Sendable {
 
     private func idToken(for user: AuthEmulator.User, request: Request, now: Date) async throws(OAuthError) -> String {
         let scopes = Set(request.scopes)
-        let profile = scopes.contains("profile")
-        let email = scopes.contains("email")
+        let inToken = core.configuration.profileClaimsInIDToken
+        let profile = inToken && scopes.contains("profile")
+        let email = inToken && scopes.contains("email")
         let claims = IDTokenClaims(
             iss: core.issuer,
             sub: user.id,

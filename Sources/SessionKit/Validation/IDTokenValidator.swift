@@ -63,8 +63,10 @@ struct IDTokenValidator: Sendable {
     }
 
     /// Verifies `jwt`'s signature with the provider's key for its `kid` (or the client secret for HS256);
-    /// `name` says which token it is in the error.
-    func verifySignature(_ jwt: JWT, named name: String = "ID token") async throws(SessionKitError) {
+    /// `name` says which token it is in the error, and `presenter` who sent it (see ``JWKSCache``).
+    func verifySignature(
+        _ jwt: JWT, named name: String = "ID token", presentedBy presenter: JWKSCache.Presenter = .provider
+    ) async throws(SessionKitError) {
         let algorithm = jwt.header.algorithm
         let key: any JWTAlgorithm
         if algorithm == "HS256" {
@@ -75,7 +77,7 @@ struct IDTokenValidator: Sendable {
             }
             key = try await Self.hmacKey(clientSecret)
         } else if Self.asymmetricAlgorithms.contains(algorithm) {
-            key = try await keys.key(for: jwt.header.keyID, algorithm: algorithm)
+            key = try await keys.key(for: jwt.header.keyID, algorithm: algorithm, presentedBy: presenter)
         } else {
             throw Self.failure(.algorithm, "the \(name)'s algorithm '\(algorithm)' is not accepted")
         }

@@ -36,8 +36,13 @@ extension ProviderClient {
     ///
     /// Replays are the caller's to refuse: keep ``LogoutToken/jwtID`` until ``LogoutToken/expiresAt``.
     ///
+    /// Anyone can post a logout token, so the claims are checked before anything is fetched, and a token that names a
+    /// key the provider's key set lacks makes this client fetch the key set at most once every 30 seconds, however
+    /// many such tokens come.
+    ///
     /// - Throws: ``SessionKitError/Code/validationFailed`` naming the failed ``ValidationCheck``; a retryable
-    ///   ``SessionKitError`` when the provider's keys could not be fetched.
+    ///   ``SessionKitError`` when the provider's keys could not be fetched, or when the token names an unknown key
+    ///   while a refetch would come too soon after the last one (the provider sends the token again later).
     nonisolated(nonsending) public func validateLogoutToken(_ token: Secret, maxAge: TimeInterval = 300)
         async throws(SessionKitError) -> LogoutToken
     {
@@ -53,10 +58,12 @@ extension ProviderClient {
         {
             throw Self.logoutFailure(.logoutToken, "the token is typed '\(type)', not logout+jwt")
         }
-        try await idTokenValidator().verifySignature(jwt, named: "logout token")
-        return try Self.checkLogoutClaims(
+        // The claims first: they cost no request, and a token that fails them never makes this client fetch keys.
+        let token = try Self.checkLogoutClaims(
             jwt, issuer: configuration.issuer.absoluteString, clientID: configuration.clientID, now: providerNow,
             leeway: configuration.leeway, maxAge: maxAge)
+        try await idTokenValidator().verifySignature(jwt, named: "logout token", presentedBy: .anyone)
+        return token
     }
 
     /// The claim checks of ``validateLogoutToken(_:maxAge:)``, after the signature.
