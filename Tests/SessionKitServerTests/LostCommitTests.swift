@@ -88,7 +88,7 @@ struct LostCommitTests {
             done: { store in try await store.data(forKey: "k") == Data("two".utf8) }, announcesItsGeneration: true),
         Case(
             name: "a conditional write over a row another transaction held (the single statement)",
-            pattern: "AND generation = $10",
+            pattern: "AND generation = $9",
             setUp: { store in _ = try await store.replace(forKey: "k", ifVersion: 0, with: Data("one".utf8)) },
             write: { store in
                 // Held while the batch writes it: reported busy, it is written again alone, after the release.
