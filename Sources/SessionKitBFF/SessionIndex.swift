@@ -19,9 +19,8 @@ struct SessionIndex: Sendable {
     let store: any AsyncSecureStore
     /// How long an entry written before entries had an end (a list of accounts) is kept: the session lifetime.
     let lifetime: TimeInterval
-
     /// The most sessions one user, or one provider session, is indexed with.
-    static let maximumSessions = 4_096
+    var maximumSessions = 4_096
 
     /// Records that the session stored under `account` belongs to `subject` and the provider session `sid`, and
     /// ends at `expiresAt` at the latest.
@@ -35,9 +34,9 @@ struct SessionIndex: Sendable {
         for key in Self.keys(subject: subject, sid: sid) {
             try await change(key, now: now) { entries in
                 entries[account] = Int64(expiresAt.timeIntervalSince1970)
-                guard entries.count > Self.maximumSessions else { return }
+                guard entries.count > maximumSessions else { return }
                 let soonest = entries.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
-                for (other, _) in soonest.prefix(entries.count - Self.maximumSessions) where other != account {
+                for (other, _) in soonest.prefix(entries.count - maximumSessions) where other != account {
                     entries[other] = nil
                     pushedOut.insert(other)
                 }
