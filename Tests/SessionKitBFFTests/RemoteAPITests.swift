@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 25: the back end forwards to several APIs, each with an access token for its own audience, all from the
 /// user's one sign-in (the emulator's refresh-token policies, as Auth0's Multi-Resource Refresh Token).
-@Suite("BFF: several upstreams, each with its own audience")
+@Suite("BFF: several upstreams, each with its own audience", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct RemoteAPITests {
     static func bearer(_ page: CookieBrowser.Page) throws -> JWT {
         let headers = try #require(page.json["headers"] as? [String: [String]])
