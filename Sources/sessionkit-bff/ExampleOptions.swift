@@ -20,6 +20,12 @@ struct ExampleOptions: ParsableArguments {
                 + "loopback issuer only."))
     var clientSecretFile: String?
     @Option(
+        help: ArgumentHelp(
+            "Where sessions live: postgres (shared by every instance; the default) or memory (this one instance "
+                + "only: sessions end when it stops, and a second instance would not see them).",
+            valueName: "postgres|memory"))
+    var store: SessionStoreKind = .postgres
+    @Option(
         name: .customLong("database-url"),
         help: "postgres://user:password@host:port/database (default: $DATABASE_URL, else .postgres/url).")
     var databaseURL: String?
@@ -39,7 +45,8 @@ struct ExampleOptions: ParsableArguments {
     struct Settings {
         var provider: ProviderConfiguration
         var bff: BackendForFrontend.Configuration
-        var databaseURL: String
+        /// The database, for the `postgres` store; `nil` for `memory`.
+        var databaseURL: String?
         var sealingKey: SymmetricKey
         /// The key that seals the cookies: derived from the sealing key (HKDF inside the back end), so every
         /// instance that shares the one shares the other.
@@ -60,7 +67,7 @@ struct ExampleOptions: ParsableArguments {
         let bff = try BackendForFrontend.Configuration(
             publicURL: publicURL, upstream: upstreamURL, minimumTokenLifetime: minTokenTTL)
         return Settings(
-            provider: provider, bff: bff, databaseURL: try database(),
+            provider: provider, bff: bff, databaseURL: store == .postgres ? try database() : nil,
             sealingKey: try SealingKeyFile.load(sealingKeyFile),
             warning: warning)
     }
@@ -90,4 +97,12 @@ struct ExampleOptions: ParsableArguments {
         throw ValidationError(
             "no database: pass --database-url, set DATABASE_URL, or start one with scripts/postgres-start.sh")
     }
+}
+
+/// Where the example keeps sessions (`--store`).
+enum SessionStoreKind: String, ExpressibleByArgument, CaseIterable {
+    /// PostgreSQL, shared by every instance.
+    case postgres
+    /// This process's memory: one instance, sessions gone when it stops.
+    case memory
 }

@@ -6,10 +6,11 @@ import SecureStore
 import SessionKit
 import SessionKitBFF
 import SessionKitPostgres
+import ServiceLifecycle
 import SessionKitServer
 
 /// `sessionkit-bff`: an example back end for front ends. It signs users in at the provider, keeps their
-/// sessions in PostgreSQL, and serves a tiny page that shows who is signed in and calls the API through the
+/// sessions in PostgreSQL (or, with `--store memory`, in its own memory, for one instance), and serves a tiny page that shows who is signed in and calls the API through the
 /// forwarding route.
 @main
 struct SessionKitBFFExample: AsyncParsableCommand {
@@ -19,7 +20,8 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         discussion: """
             With its defaults it runs against `sessionkit-emulator serve --port 9400` (the emulator's confidential \
             client sessionkit-backend and its published demo secret) and the PostgreSQL that \
-            scripts/postgres-start.sh started; then open the public URL.
+            scripts/postgres-start.sh started; then open the public URL. Without PostgreSQL: --store memory (one \
+            instance; sessions end when it stops).
             """
     )
 
@@ -30,13 +32,25 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         var logger = Logger(label: "sessionkit-bff")
         logger.logLevel = .notice
         if let warning = settings.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-        let store: PostgresSessionStore
-        do {
-            store = try PostgresSessionStore(
-                service: options.service, configuration: .init(url: settings.databaseURL),
-                keys: .init(current: (id: "bff", key: settings.sealingKey)))
-        } catch {
-            throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
+        let store: any AsyncSecureStore
+        var services: [any Service] = []
+        var postgres: PostgresSessionStore?
+        if let databaseURL = settings.databaseURL {
+            do {
+                let shared = try PostgresSessionStore(
+                    service: options.service, configuration: .init(url: databaseURL),
+                    keys: .init(current: (id: "bff", key: settings.sealingKey)))
+                (store, postgres) = (shared, shared)
+                services.append(shared)
+            } catch {
+                throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
+            }
+        } else {
+            store = SynchronousStoreAdapter(MemoryStore(service: options.service))
+            FileHandle.standardError.write(
+                Data(
+                    ("note: sessions are kept in this process's memory (--store memory): one instance only, and every "
+                        + "user signs in again after a restart\n").utf8))
         }
         let provider = ProviderClient(configuration: settings.provider, logger: nil)
         let sessions = SessionDirectory(provider: provider, store: store)
@@ -48,11 +62,11 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         // which on SIGTERM or SIGINT stops accepting, lets in-flight requests finish, and then the services stop
         // in reverse order.
         let app = ExampleApp.build(
-            bff: bff, services: [store] + bff.services(), host: options.host, port: options.port, logger: logger,
-            prepare: {
+            bff: bff, services: services + bff.services(), host: options.host, port: options.port, logger: logger,
+            prepare: { [postgres] in
                 do {
-                    try await store.migrate()
-                    if let warning = try await store.encryptionWarning() {
+                    try await postgres?.migrate()
+                    if let warning = try await postgres?.encryptionWarning() {
                         FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
                     }
                 } catch {

@@ -122,6 +122,29 @@ final class ProcessInstance: BFFInstance {
         return instance
     }
 
+    /// Starts `sessionkit-bff --store memory` against `emulator` (no database), with the sealing key in `keyFile`.
+    static func startInMemory(emulator: AuthEmulator, keyFile: URL) async throws -> ProcessInstance {
+        let port = try await LoopbackPort.unused()
+        let url = URL(string: "http://127.0.0.1:\(port)")!
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
+        process.arguments = [
+            "--port", "\(port)", "--issuer", emulator.issuer.absoluteString, "--store", "memory",
+            "--sealing-key-file", keyFile.path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let instance = ProcessInstance(url: url, process: process)
+        do {
+            try await waitUntilAnswering(instance)
+        } catch {
+            await instance.stop()
+            throw error
+        }
+        return instance
+    }
+
     /// Writes the deployment's sealing key where `sessionkit-bff` reads it (mode 0600).
     static func keyFile(for deployment: BFFPostgres.Deployment, in folder: TemporaryFolder) throws -> URL {
         let file = folder.url.appendingPathComponent("sealing-key")
