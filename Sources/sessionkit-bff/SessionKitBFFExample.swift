@@ -3,10 +3,10 @@ import Foundation
 import Hummingbird
 import Logging
 import SecureStore
+import ServiceLifecycle
 import SessionKit
 import SessionKitBFF
 import SessionKitPostgres
-import ServiceLifecycle
 import SessionKitServer
 
 /// `sessionkit-bff`: an example back end for front ends. It signs users in at the provider, keeps their
