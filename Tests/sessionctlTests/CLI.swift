@@ -12,6 +12,9 @@ struct CLI: Sendable {
     var environment: [String: String]
     /// The program to run: `sessionctl`, or `sessionkit-emulator`.
     var program = "sessionctl"
+    /// A program that runs the binary (its path, then the arguments, follow these), such as one that gives it a
+    /// private session keyring; none by default.
+    var launcher: [String] = []
 
     /// A CLI with a fresh home, configured (by environment) for `emulator`'s native client.
     static func make(for emulator: AuthEmulator? = nil, extra: [String: String] = [:]) throws -> CLI {
@@ -121,8 +124,13 @@ struct CLI: Sendable {
 
     /// Starts `sessionctl arguments...`, with `input` on standard input.
     func start(_ arguments: [String], input: String? = nil) throws -> Running {
-        let process = try SpawnedProcess(
-            path: try Self.binary(program), arguments: arguments, environment: processEnvironment)
+        let binary = try Self.binary(program)
+        let process =
+            try launcher.first.map {
+                try SpawnedProcess(
+                    path: $0, arguments: launcher.dropFirst() + [binary] + arguments, environment: processEnvironment)
+            }
+            ?? SpawnedProcess(path: binary, arguments: arguments, environment: processEnvironment)
         let running = Running(process)
         if let input { process.standardInput.write(Data(input.utf8)) }
         try process.standardInput.close()

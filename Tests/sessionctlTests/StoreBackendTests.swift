@@ -86,6 +86,36 @@ struct StoreBackendTests {
         }
     }
 
+    /// Runs its arguments in a new, empty session keyring, as systemd runs a service (`KeyringMode=private`) and as
+    /// `keyctl session -` does: Python's ctypes makes the system call, so nothing needs installing.
+    static let privateSessionKeyring = """
+        import ctypes, os, platform, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        number = {"x86_64": 250, "aarch64": 219}[platform.machine()]  # SYS_keyctl; 1 is KEYCTL_JOIN_SESSION_KEYRING
+        if libc.syscall(number, 1, None) < 0:
+            sys.exit("cannot join a new session keyring: " + os.strerror(ctypes.get_errno()))
+        os.execv(sys.argv[1], sys.argv[1:])
+        """
+
+    @Test("--store kernel in a process with a private session keyring (a systemd service): login, then token")
+    func kernelStoreInPrivateSession() async throws {
+        try await LiveEmulator.with { emulator in
+            var cli = try CLI.make(for: emulator, extra: ["SESSIONCTL_STORE": "kernel"])
+            cli.launcher = ["/usr/bin/python3", "-c", Self.privateSessionKeyring]
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            // Each run gets a session keyring of its own: the key is found again in the user's keyring.
+            let token = try await cli.run(["token"])
+            #expect(token.status == 0, "\(token.stderr)")
+            #expect(token.stdout.split(separator: ".").count == 3)
+            let status = try await cli.run(["status", "--json"])
+            let report = try SessionKit.JSONValue(parsing: Data(status.stdout.utf8))
+            #expect(report["store"]?["backend"] == .string("kernel-keyring+encrypted-file"))
+            let folder = cli.sessionsFolder.standardizedFileURL.path
+            try KernelKeyring.shared.get().remove("sessionkit:sessionctl:\(folder)")
+        }
+    }
+
     @Test(
         "auto with a keyring: sign in, status shows keyring+encrypted-file, no key file on disk",
         .enabled(if: TestKeyring.shouldRun, "needs an unlocked Secret Service: run under scripts/with-keyring")

@@ -47,6 +47,11 @@ static inline long sessionkit_keyctl_setperm(int32_t key, uint32_t permissions) 
     return syscall(SYS_keyctl, KEYCTL_SETPERM, key, permissions);
 }
 
+/// keyctl(KEYCTL_LINK): links `key` (a keyring too) into `keyring`.
+static inline long sessionkit_keyctl_link(int32_t key, int32_t keyring) {
+    return syscall(SYS_keyctl, KEYCTL_LINK, key, keyring);
+}
+
 /// keyctl(KEYCTL_UNLINK): removes the key from `keyring`.
 static inline long sessionkit_keyctl_unlink(int32_t key, int32_t keyring) {
     return syscall(SYS_keyctl, KEYCTL_UNLINK, key, keyring);
@@ -73,6 +78,9 @@ static inline long sessionkit_keyctl_set_timeout(int32_t key, uint32_t seconds) 
     return sessionkit_keyring_unavailable();
 }
 static inline long sessionkit_keyctl_setperm(int32_t key, uint32_t permissions) {
+    return sessionkit_keyring_unavailable();
+}
+static inline long sessionkit_keyctl_link(int32_t key, int32_t keyring) {
     return sessionkit_keyring_unavailable();
 }
 static inline long sessionkit_keyctl_unlink(int32_t key, int32_t keyring) {

@@ -21,11 +21,19 @@ import CKernelKeyring
 /// user's desktop session). In a container whose seccomp profile blocks `keyctl` (Docker's default), it is not
 /// available at all: every call then fails with `EPERM` or `ENOSYS`, reported as ``SecureStoreError/Code/unavailable``.
 ///
+/// A process whose session keyring does not link the user's keyring (a systemd service, whose `KeyringMode` is
+/// `private` by default; `keyctl session -`; a container's init) does not possess the keys in it, and the kernel
+/// refuses it the key it just made. Then the user's keyring is linked into the session keyring, as a login session
+/// has it (`keyctl link @u @s`, which keyrings(7) documents), and the call is made again: the link lasts as long as
+/// that session keyring and gives the process nothing its user does not already own.
+///
 /// The system calls are made directly (CKernelKeyring), not through libkeyutils: no library to install, and none
 /// to load with `dlopen` on every `sessionctl token` (about 0.1 ms of its 2.5, BENCHMARKS.md).
 package struct KernelKeyring: Sendable {
     /// The user's keyring, `@u` (`KEY_SPEC_USER_KEYRING`).
     private static let userKeyring: Int32 = -4
+    /// The process's session keyring, `@s` (`KEY_SPEC_SESSION_KEYRING`).
+    private static let sessionKeyring: Int32 = -3
     /// Possessor and user: view, read, write, search, link, set attributes (`KEY_POS_ALL | KEY_USR_ALL`).
     private static let permissions: UInt32 = 0x3f3f_0000
     /// The `errno` values that mean "no such key (any more)". Linux's own; elsewhere every call fails with `ENOSYS`.
@@ -43,6 +51,34 @@ package struct KernelKeyring: Sendable {
 
     /// The payload of the `user` key `description` in the user's keyring; `nil` when there is none (or it expired).
     package func read(_ description: String) throws(SecureStoreError) -> Data? {
+        try reachingUserKeyring { () throws(SecureStoreError) in try readOnce(description) }
+    }
+
+    /// Puts `payload` under `description` in the user's keyring (replacing one that is there), readable by the
+    /// user's processes, gone after `timeout` seconds when one is given.
+    package func write(_ description: String, _ payload: Data, timeout: UInt32? = nil) throws(SecureStoreError) {
+        try reachingUserKeyring { () throws(SecureStoreError) in try writeOnce(description, payload, timeout: timeout) }
+    }
+
+    /// `body`, and once more after linking the user's keyring into the session keyring when the kernel refused it
+    /// access (see the type's documentation).
+    private func reachingUserKeyring<T>(_ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        do {
+            return try body()
+        } catch  where error.code == .permissionDenied {
+            guard sessionkit_keyctl_link(Self.userKeyring, Self.sessionKeyring) >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw SecureStoreError(
+                    code: .permissionDenied,
+                    message: "\(error.message); this process's session keyring does not link the user keyring, and "
+                        + "linking it failed (\(reason)): run `keyctl link @u @s` first, or set KeyringMode=shared in "
+                        + "the systemd unit")
+            }
+            return try body()
+        }
+    }
+
+    private func readOnce(_ description: String) throws(SecureStoreError) -> Data? {
         let id = sessionkit_keyctl_search(Self.userKeyring, "user", description)
         guard id >= 0 else {
             let code = errno
@@ -68,9 +104,7 @@ package struct KernelKeyring: Sendable {
         }
     }
 
-    /// Puts `payload` under `description` in the user's keyring (replacing one that is there), readable by the
-    /// user's processes, gone after `timeout` seconds when one is given.
-    package func write(_ description: String, _ payload: Data, timeout: UInt32? = nil) throws(SecureStoreError) {
+    private func writeOnce(_ description: String, _ payload: Data, timeout: UInt32?) throws(SecureStoreError) {
         let serial = payload.withUnsafeBytes { bytes in
             sessionkit_add_key("user", description, bytes.baseAddress, bytes.count, Self.userKeyring)
         }
