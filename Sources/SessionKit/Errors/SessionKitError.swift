@@ -1,7 +1,10 @@
 /// The one error SessionKit's client, session manager and management client throw: what happened,
 /// whether trying again can help, and what to do next.
 ///
-/// It never contains a token, code, secret or password. Switch on ``code``; read ``isRetryable`` to
+/// It never contains a token, code, secret or password, and its text never a terminal control character: what a
+/// provider said (``oauthError``, ``oauthErrorDescription``, and any provider text a ``message`` quotes) is kept with
+/// escape sequences, carriage returns, other C0 and C1 controls and bidi overrides taken out, so it can be shown as
+/// it is. Switch on ``code``; read ``isRetryable`` to
 /// decide between "try again later, the session is kept" and "the user must sign in".
 ///
 /// ```swift
@@ -31,7 +34,8 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
     /// What the provider asks for, for ``Code/stepUpRequired``.
     public let stepUp: StepUpChallenge?
 
-    /// Creates an error.
+    /// Creates an error; terminal control characters in `message`, `oauthError` and `oauthErrorDescription` are
+    /// taken out (a line break becomes a space).
     public init(
         code: Code,
         message: String,
@@ -43,9 +47,9 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         stepUp: StepUpChallenge? = nil
     ) {
         self.code = code
-        self.message = message
-        self.oauthError = oauthError
-        self.oauthErrorDescription = oauthErrorDescription
+        self.message = message.strippingTerminalControls()
+        self.oauthError = oauthError?.strippingTerminalControls()
+        self.oauthErrorDescription = oauthErrorDescription?.strippingTerminalControls()
         self.httpStatus = httpStatus
         self.failedCheck = failedCheck
         self.underlyingError = underlyingError
