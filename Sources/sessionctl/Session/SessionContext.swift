@@ -86,11 +86,12 @@ func reporting<T>(_ body: () async throws -> T) async throws -> T {
     }
 }
 
-/// What to run after a step-up answer: a browser sign-in that asks for what the provider named.
+/// What to run after a step-up answer: a browser sign-in that asks for what the provider named, its values quoted
+/// for the shell (they are the provider's text).
 private func stepUpAdvice(_ challenge: StepUpChallenge?) -> String {
     var command = "sessionctl login --browser"
     if let values = challenge?.acrValues, !values.isEmpty {
-        command += " --acr-values '\(values.joined(separator: " "))'"
+        command += " --acr-values " + ShellWord.quoted(values.joined(separator: " "))
     }
     if let maxAge = challenge?.maxAge { command += " --max-age \(maxAge)" }
     return "The session is kept. Sign in again with a second factor: \(command)"
