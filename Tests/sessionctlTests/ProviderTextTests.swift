@@ -75,6 +75,27 @@ struct ProviderTextTests {
         let login = try await cli.run(["login", "--device", "--timeout", "3"])
         #expect(terminalControls(in: login.stderr).isEmpty, "\(terminalControls(in: login.stderr)): \(login.stderr)")
     }
+
+    @Test("no revocation or device endpoint: logout and login --device name sessionctl's configure options")
+    func missingEndpoints() async throws {
+        let provider = try await ProviderStandIn.start([
+            "omit": ["revocation_endpoint", "device_authorization_endpoint"]
+        ])
+        defer { provider.stop() }
+        let cli = try provider.cli()
+        defer { cli.cleanUp() }
+        try await cli.signIn(expecting: 0)
+        let logout = try await cli.run(["logout"])
+        #expect(logout.status == 0, "\(logout.output)")
+        #expect(logout.stderr.contains("sessionctl configure --profile default --revocation-endpoint URL"))
+        #expect(!logout.output.contains("EndpointOverrides"), "\(logout.output)")
+        #expect(try await cli.run(["status"]).status == 1, "signed out locally")
+
+        let device = try await cli.run(["login", "--device", "--profile", "the other"])
+        #expect(device.status == 4, "\(device.output)")
+        #expect(device.stderr.contains("sessionctl configure --profile 'the other' --device-endpoint URL"))
+        #expect(!device.output.contains("EndpointOverrides"), "\(device.output)")
+    }
 }
 
 extension CLI {

@@ -33,6 +33,9 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
     public let underlyingError: (any Error)?
     /// What the provider asks for, for ``Code/stepUpRequired``.
     public let stepUp: StepUpChallenge?
+    /// The endpoint that neither the provider's discovery document nor ``EndpointOverrides`` supplies, for the
+    /// ``Code/invalidConfiguration`` that says so: a program with settings of its own names the one that supplies it.
+    public let missingEndpoint: ProviderEndpoint?
 
     /// Creates an error; terminal control characters in `message`, `oauthError` and `oauthErrorDescription` are
     /// taken out (a line break becomes a space).
@@ -44,7 +47,8 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         httpStatus: Int? = nil,
         failedCheck: ValidationCheck? = nil,
         underlyingError: (any Error)? = nil,
-        stepUp: StepUpChallenge? = nil
+        stepUp: StepUpChallenge? = nil,
+        missingEndpoint: ProviderEndpoint? = nil
     ) {
         self.code = code
         self.message = message.strippingTerminalControls()
@@ -54,6 +58,7 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         self.failedCheck = failedCheck
         self.underlyingError = underlyingError
         self.stepUp = stepUp
+        self.missingEndpoint = missingEndpoint
     }
 
     /// Whether the same call may succeed later with nothing changed: network failures, timeouts,

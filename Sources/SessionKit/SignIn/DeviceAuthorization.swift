@@ -31,9 +31,7 @@ extension ProviderClient {
     public func startDeviceAuthorization(scope: String? = nil, audience: String? = nil) async throws(SessionKitError)
         -> DeviceAuthorization
     {
-        let url = try await metadata().endpoint(
-            \.deviceAuthorizationEndpoint, named: "device-authorization", override: "deviceAuthorization"
-        )
+        let url = try await metadata().endpoint(.deviceAuthorization)
         let scopes = try await scopeParameters(scope: scope, audience: audience)
         let response = try await postForm(scopes, to: url, endpoint: "device-authorization endpoint")
         guard response.status == 200 else {

@@ -33,22 +33,24 @@ struct Configure: AsyncParsableCommand {
             valueName: "URI"))
     var redirectURI: String?
 
-    @Option(name: .customLong("authorization-endpoint"), help: "Override the discovered authorization endpoint.")
+    @Option(name: .customLong(EndpointOption.authorization), help: "Override the discovered authorization endpoint.")
     var authorizationEndpoint: String?
 
-    @Option(name: .customLong("token-endpoint"), help: "Override the discovered token endpoint.")
+    @Option(name: .customLong(EndpointOption.token), help: "Override the discovered token endpoint.")
     var tokenEndpoint: String?
 
-    @Option(name: .customLong("userinfo-endpoint"), help: "Override the discovered userinfo endpoint.")
+    @Option(name: .customLong(EndpointOption.userInfo), help: "Override the discovered userinfo endpoint.")
     var userInfoEndpoint: String?
 
-    @Option(name: .customLong("revocation-endpoint"), help: "The revocation endpoint, when discovery omits it.")
+    @Option(name: .customLong(EndpointOption.revocation), help: "The revocation endpoint, when discovery omits it.")
     var revocationEndpoint: String?
 
-    @Option(name: .customLong("device-endpoint"), help: "The device-authorization endpoint, when discovery omits it.")
+    @Option(
+        name: .customLong(EndpointOption.deviceAuthorization),
+        help: "The device-authorization endpoint, when discovery omits it.")
     var deviceEndpoint: String?
 
-    @Option(name: .customLong("jwks-uri"), help: "Override the discovered JWKS URL.")
+    @Option(name: .customLong(EndpointOption.jwks), help: "Override the discovered JWKS URL.")
     var jwksURI: String?
 
     @Option(

@@ -114,7 +114,7 @@ struct GitCredential: AsyncParsableCommand {
             let advice =
                 error.code == .signInRequired
                 ? "; sign in with: sessionctl login --profile \(ShellWord.quoted(flags.profileName))" : ""
-            Terminal.err("sessionctl git-credential: \(error.message)\(advice)")
+            Terminal.err("sessionctl git-credential: \(error.messageForCLI(profile: flags.profileName))\(advice)")
         }
     }
 }

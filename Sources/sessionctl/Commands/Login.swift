@@ -93,7 +93,7 @@ struct Login: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             let context = try SessionContext.make(options)
             let credentials: Credentials
             let chosen = passwordStdin ? .password : method

@@ -75,12 +75,13 @@ struct SessionContext {
     }
 }
 
-/// Runs a command body and turns a library error into one line on standard error and an exit code.
-func reporting<T>(_ body: () async throws -> T) async throws -> T {
+/// Runs a command body and turns a library error into one line on standard error and an exit code; advice that
+/// names a `configure` option names `profile` too, when given.
+func reporting<T>(profile: String? = nil, _ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as SessionKitError {
-        Terminal.err("sessionctl: \(error.message)\(providerDetail(error))")
+        Terminal.err("sessionctl: \(error.messageForCLI(profile: profile))\(providerDetail(error))")
         if error.code == .stepUpRequired { Terminal.err(stepUpAdvice(error.stepUp)) }
         throw ExitStatus.code(for: error)
     }
