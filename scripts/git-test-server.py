@@ -7,8 +7,10 @@ a helper's username and password) or `Authorization: Bearer <token>` (git 2.46's
 asking the emulator's `/userinfo` with it, once per token. Anything else is answered 401 with a Basic challenge,
 which is what makes git ask its credential helpers.
 
-Usage: git-test-server.py --root DIR --userinfo URL --port-file FILE
-Binds 127.0.0.1 on a free port and writes the port to FILE; stops on SIGTERM. Standard library only.
+Usage: git-test-server.py --root DIR --userinfo URL --port-file FILE [--log FILE]
+Binds 127.0.0.1 on a free port and writes the port to FILE; stops on SIGTERM. Standard library only. With --log,
+appends one line per request to FILE: `authorization` when it carried an Authorization header, else `none` (never
+the header itself), for tests that check a forge got no credential.
 """
 
 import argparse
@@ -30,6 +32,7 @@ def main():
     parser.add_argument("--root", required=True, help="the folder of the bare repositories")
     parser.add_argument("--userinfo", required=True, help="the emulator's userinfo URL")
     parser.add_argument("--port-file", required=True)
+    parser.add_argument("--log", help="a file to note, per request, whether it carried an Authorization header")
     args = parser.parse_args()
     accepted = set()
     lock = threading.Lock()
@@ -76,7 +79,14 @@ def main():
             self.end_headers()
             self.wfile.write(body)
 
+        def note(self):
+            if not args.log:
+                return
+            with lock, open(args.log, "a") as log:
+                log.write("authorization\n" if "Authorization" in self.headers else "none\n")
+
         def handle_any(self):
+            self.note()
             token = self.token()
             if not token or not token_is_valid(token):
                 self.refuse()

@@ -69,6 +69,26 @@ struct ProviderRefusalTests {
         }
     }
 
+    @Test("a wrong password is a failed sign-in: exit 1, 'wrong username or password', the stored session kept")
+    func wrongPassword() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            let token = try await cli.run(["token"]).stdout
+            try await emulator.controls.resetRequestCounts()
+            let wrong = try await cli.run(
+                ["login", "--password-stdin", "--username", AuthEmulator.User.aliceEmail], input: "not-hers\n")
+            #expect(wrong.status == 1, "not retryable: \(wrong.output)")
+            #expect(wrong.stderr.contains("wrong username or password"), "\(wrong.output)")
+            #expect(wrong.stderr.contains("(provider: invalid_grant: "), "the provider's own words: \(wrong.output)")
+            #expect(!wrong.output.contains("not-hers"))
+            #expect(try await emulator.controls.requestCounts()[.password] == 1, "tried once")
+            #expect(try await cli.run(["status"]).status == 0, "the session is kept")
+            #expect(try await cli.run(["token"]).stdout == token, "and its token")
+        }
+    }
+
     @Test("a provider without offline_access: login keeps a refresh token; asking for it names the refused scope")
     func providerWithoutOfflineAccess() async throws {
         try await LiveEmulator.with(LiveEmulator.configuration { $0.offlineAccessIsAScope = false }) { emulator in

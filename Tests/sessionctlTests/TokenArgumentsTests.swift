@@ -46,6 +46,10 @@ struct GitCredentialArgumentsTests {
                 ["--profile", "gitlab", "--min-ttl=300", "get", "--username", "me", "--store=kernel"][...]))
         #expect(parsed.username == "me" && parsed.minTTL == 300)
         #expect(parsed.options == ["profile": "gitlab", "store": "kernel"])
+        #expect(!parsed.allowsHTTP)
+        let http = try #require(GitCredentialFastPath.parse(["--allow-http", "get", "--min-ttl", "5"][...]))
+        #expect(http.allowsHTTP && http.minTTL == 5)
+        #expect(GitCredentialFastPath.parse(["get", "--allow-http"][...])?.allowsHTTP == true)
     }
 
     @Test(
@@ -53,7 +57,7 @@ struct GitCredentialArgumentsTests {
         arguments: [
             ["store"], ["erase"], [], ["get", "get"], ["--help", "get"], ["get", "--json"],
             ["--min-ttl", "soon", "get"], ["get", "--output", "plain"], ["get", "--username"],
-            ["--profile", "--store", "get"], ["get", "--x", "y"],
+            ["--profile", "--store", "get"], ["get", "--x", "y"], ["get", "--allow-http=yes"],
         ])
     func fallsBack(_ arguments: [String]) {
         #expect(GitCredentialFastPath.parse(arguments[...]) == nil)

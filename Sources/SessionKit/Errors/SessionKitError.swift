@@ -1,7 +1,10 @@
 /// The one error SessionKit's client, session manager and management client throw: what happened,
 /// whether trying again can help, and what to do next.
 ///
-/// It never contains a token, code, secret or password. Switch on ``code``; read ``isRetryable`` to
+/// It never contains a token, code, secret or password, and its text never a terminal control character: what a
+/// provider said (``oauthError``, ``oauthErrorDescription``, and any provider text a ``message`` quotes) is kept with
+/// escape sequences, carriage returns, other C0 and C1 controls and bidi overrides taken out, so it can be shown as
+/// it is. Switch on ``code``; read ``isRetryable`` to
 /// decide between "try again later, the session is kept" and "the user must sign in".
 ///
 /// ```swift
@@ -30,8 +33,12 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
     public let underlyingError: (any Error)?
     /// What the provider asks for, for ``Code/stepUpRequired``.
     public let stepUp: StepUpChallenge?
+    /// The endpoint that neither the provider's discovery document nor ``EndpointOverrides`` supplies, for the
+    /// ``Code/invalidConfiguration`` that says so: a program with settings of its own names the one that supplies it.
+    public let missingEndpoint: ProviderEndpoint?
 
-    /// Creates an error.
+    /// Creates an error; terminal control characters in `message`, `oauthError` and `oauthErrorDescription` are
+    /// taken out (a line break becomes a space).
     public init(
         code: Code,
         message: String,
@@ -40,16 +47,18 @@ public struct SessionKitError: Error, Sendable, CustomStringConvertible {
         httpStatus: Int? = nil,
         failedCheck: ValidationCheck? = nil,
         underlyingError: (any Error)? = nil,
-        stepUp: StepUpChallenge? = nil
+        stepUp: StepUpChallenge? = nil,
+        missingEndpoint: ProviderEndpoint? = nil
     ) {
         self.code = code
-        self.message = message
-        self.oauthError = oauthError
-        self.oauthErrorDescription = oauthErrorDescription
+        self.message = message.strippingTerminalControls()
+        self.oauthError = oauthError?.strippingTerminalControls()
+        self.oauthErrorDescription = oauthErrorDescription?.strippingTerminalControls()
         self.httpStatus = httpStatus
         self.failedCheck = failedCheck
         self.underlyingError = underlyingError
         self.stepUp = stepUp
+        self.missingEndpoint = missingEndpoint
     }
 
     /// Whether the same call may succeed later with nothing changed: network failures, timeouts,

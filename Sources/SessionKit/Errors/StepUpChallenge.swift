@@ -35,9 +35,12 @@ public struct StepUpChallenge: Sendable, Hashable, CustomStringConvertible {
     /// Auth0's `mfa_token`, for its MFA API (`/mfa/challenge`), when the provider answered `mfa_required`.
     public var mfaToken: Secret?
 
-    /// Creates a challenge.
+    /// Creates a challenge. Terminal control characters in `acrValues` are taken out (a line break or tab
+    /// separates values, as a space does): they come from a provider, and end up on a screen and in a URL.
     public init(acrValues: [String] = [], maxAge: Int? = nil, mfaToken: Secret? = nil) {
-        self.acrValues = acrValues
+        self.acrValues = acrValues.flatMap { value in
+            value.strippingTerminalControls().split(separator: " ").map(String.init)
+        }
         self.maxAge = maxAge
         self.mfaToken = mfaToken
     }

@@ -31,7 +31,7 @@ extension ProviderClient {
     {
         let metadata = try await metadata()
         guard metadata.endSessionEndpoint != nil else { return nil }
-        let endpoint = try metadata.endpoint(\.endSessionEndpoint, named: "end-session", override: "endSession")
+        let endpoint = try metadata.endpoint(.endSession)
         var items = [URLQueryItem(name: "client_id", value: configuration.clientID)]
         if let idTokenHint { items.append(URLQueryItem(name: "id_token_hint", value: idTokenHint.unsafeRawValue)) }
         if let postLogoutRedirectURI {

@@ -110,7 +110,7 @@ extension ProviderClient {
     /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when the provider has no revocation
     ///   endpoint; a retryable error when it could not be reached.
     public func revoke(_ token: Secret, hint: TokenType? = .refreshToken) async throws(SessionKitError) {
-        let url = try await metadata().endpoint(\.revocationEndpoint, named: "revocation", override: "revocation")
+        let url = try await metadata().endpoint(.revocation)
         var parameters = [("token", token.unsafeRawValue)]
         if let hint { parameters.append(("token_type_hint", hint.revocationHint)) }
         let response = try await postForm(parameters, to: url, endpoint: "revocation endpoint", proof: true)
@@ -125,7 +125,7 @@ extension ProviderClient {
     public func userInfo(accessToken: Secret, tokenType: String = "Bearer") async throws(SessionKitError)
         -> UserProfile
     {
-        let url = try await metadata().endpoint(\.userInfoEndpoint, named: "userinfo", override: "userInfo")
+        let url = try await metadata().endpoint(.userInfo)
         let bound = tokenType.equalsIgnoringASCIICase("DPoP")
         if bound && configuration.dpop == nil { throw Self.missingDPoPKey }
         let request = HTTPRequest(

@@ -42,7 +42,7 @@ extension ProviderClient {
     /// Once this returns, the provider has acted on the grant (a refresh token may have rotated): callers
     /// must not send the same grant again whatever ``accept(_:expecting:)`` then says.
     func sendTokenRequest(_ parameters: [(String, String)]) async throws(SessionKitError) -> ReceivedTokens {
-        let url = try await metadata().endpoint(\.tokenEndpoint, named: "token", override: "token")
+        let url = try await metadata().endpoint(.token)
         let sentAt = clock.now()
         let response = try await postForm(parameters, to: url, endpoint: "token endpoint", proof: true)
         learnClockOffset(from: response, sentAt: sentAt)

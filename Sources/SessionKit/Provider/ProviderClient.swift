@@ -131,7 +131,7 @@ public actor ProviderClient {
     /// The validator for ID tokens of this provider, with its JWKS cache created on first use.
     func idTokenValidator() async throws(SessionKitError) -> IDTokenValidator {
         if let jwksCache { return IDTokenValidator(keys: jwksCache, clientSecret: configuration.clientSecret) }
-        let jwksURL = try await metadata().endpoint(\.jwksURI, named: "JWKS", override: "jwks")
+        let jwksURL = try await metadata().endpoint(.jwks)
         let cache = JWKSCache(refetchInterval: configuration.jwksRefetchInterval, validated: validatedIDTokens) {
             [weak self] () async throws(SessionKitError) -> Data in
             guard let self else { throw SessionKitError(code: .cancelled, message: "the provider client was released") }

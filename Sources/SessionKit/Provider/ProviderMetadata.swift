@@ -90,22 +90,21 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         return merged
     }
 
-    /// The endpoint at `keyPath`, or an error that says which one is missing and how to supply it.
+    /// The `endpoint`, or an error that says which one is missing and how to supply it (and carries it as
+    /// ``SessionKitError/missingEndpoint``).
     ///
     /// Every endpoint, from discovery or an override, must be `https` (plain `http` only to a loopback
     /// host), like the issuer: a token must never travel in the clear because a document said so.
-    func endpoint(_ keyPath: KeyPath<ProviderMetadata, URL?>, named name: String, override: String)
-        throws(SessionKitError)
-        -> URL
-    {
-        guard let url = self[keyPath: keyPath] else {
+    func endpoint(_ endpoint: ProviderEndpoint) throws(SessionKitError) -> URL {
+        guard let url = self[keyPath: endpoint.keyPath] else {
             throw SessionKitError(
                 code: .invalidConfiguration,
-                message: "the provider's discovery document lists no \(name) endpoint; "
-                    + "set EndpointOverrides.\(override) to its URL"
+                message: "the provider's discovery document lists no \(endpoint.name) endpoint; "
+                    + "set EndpointOverrides.\(endpoint) to its URL",
+                missingEndpoint: endpoint
             )
         }
-        try ProviderConfiguration.checkSecure(url, role: "\(name) endpoint")
+        try ProviderConfiguration.checkSecure(url, role: "\(endpoint.name) endpoint")
         return url
     }
 }

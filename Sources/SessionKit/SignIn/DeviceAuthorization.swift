@@ -31,9 +31,7 @@ extension ProviderClient {
     public func startDeviceAuthorization(scope: String? = nil, audience: String? = nil) async throws(SessionKitError)
         -> DeviceAuthorization
     {
-        let url = try await metadata().endpoint(
-            \.deviceAuthorizationEndpoint, named: "device-authorization", override: "deviceAuthorization"
-        )
+        let url = try await metadata().endpoint(.deviceAuthorization)
         let scopes = try await scopeParameters(scope: scope, audience: audience)
         let response = try await postForm(scopes, to: url, endpoint: "device-authorization endpoint")
         guard response.status == 200 else {
@@ -51,6 +49,16 @@ extension ProviderClient {
                 message: "the device-authorization answer lacks device_code, user_code, verification_uri or expires_in"
             )
         }
+        let complete = object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:))
+        // What the user is shown and types: a code or a link with a terminal control in it could be neither shown
+        // safely nor typed, so it is refused rather than altered.
+        let shown = [userCode, uri.absoluteString, complete?.absoluteString ?? ""]
+        guard !shown.contains(where: { $0.unicodeScalars.contains(where: \.isTerminalControl) }) else {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message: "the device-authorization answer's user_code or verification_uri holds control characters; "
+                    + "it cannot be shown to the user safely, so the provider's answer was refused")
+        }
         let interval = object["interval"]?.doubleValue ?? 5
         // Numbers from the network become sleeps and deadlines: refuse any that cannot be one.
         guard expiresIn.isFinite, expiresIn > 0, expiresIn <= 86_400, interval.isFinite, (0...600).contains(interval)
@@ -64,7 +72,7 @@ extension ProviderClient {
         return DeviceAuthorization(
             userCode: userCode,
             verificationURI: uri,
-            verificationURIComplete: object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
+            verificationURIComplete: complete,
             expiresAt: clock.now().addingTimeInterval(expiresIn),
             interval: interval,
             deviceCode: Secret(deviceCode)

@@ -20,8 +20,7 @@ extension ProviderClient {
         maxAge: TimeInterval? = nil,
         additionalParameters: [String: String] = [:]
     ) async throws(SessionKitError) -> AuthorizationRequest {
-        let endpoint = try await metadata().endpoint(
-            \.authorizationEndpoint, named: "authorization", override: "authorization")
+        let endpoint = try await metadata().endpoint(.authorization)
         let verifier = PKCE.randomToken()
         let state = PKCE.randomToken(bytes: 16)
         let nonce = PKCE.randomToken(bytes: 16)

@@ -12,7 +12,7 @@ import SessionKitLoopback
 /// `sessionctl configure`: saves a profile's provider settings.
 struct Configure: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Save a profile's provider settings (issuer, client id, audience, scope, endpoints).",
+        abstract: "Save a profile's provider settings (issuer, client id, audience, scope, endpoints, git hosts).",
         discussion: """
             A confidential client's secret, given with --client-secret-file or --client-secret-stdin, is saved in \
             the secure store, never in config.json. SESSIONCTL_CLIENT_SECRET is used by the run it is set for and \
@@ -33,23 +33,38 @@ struct Configure: AsyncParsableCommand {
             valueName: "URI"))
     var redirectURI: String?
 
-    @Option(name: .customLong("authorization-endpoint"), help: "Override the discovered authorization endpoint.")
+    @Option(name: .customLong(EndpointOption.authorization), help: "Override the discovered authorization endpoint.")
     var authorizationEndpoint: String?
 
-    @Option(name: .customLong("token-endpoint"), help: "Override the discovered token endpoint.")
+    @Option(name: .customLong(EndpointOption.token), help: "Override the discovered token endpoint.")
     var tokenEndpoint: String?
 
-    @Option(name: .customLong("userinfo-endpoint"), help: "Override the discovered userinfo endpoint.")
+    @Option(name: .customLong(EndpointOption.userInfo), help: "Override the discovered userinfo endpoint.")
     var userInfoEndpoint: String?
 
-    @Option(name: .customLong("revocation-endpoint"), help: "The revocation endpoint, when discovery omits it.")
+    @Option(name: .customLong(EndpointOption.revocation), help: "The revocation endpoint, when discovery omits it.")
     var revocationEndpoint: String?
 
-    @Option(name: .customLong("device-endpoint"), help: "The device-authorization endpoint, when discovery omits it.")
+    @Option(
+        name: .customLong(EndpointOption.deviceAuthorization),
+        help: "The device-authorization endpoint, when discovery omits it.")
     var deviceEndpoint: String?
 
-    @Option(name: .customLong("jwks-uri"), help: "Override the discovered JWKS URL.")
+    @Option(name: .customLong(EndpointOption.jwks), help: "Override the discovered JWKS URL.")
     var jwksURI: String?
+
+    @Option(
+        name: .customLong("git-host"),
+        help: ArgumentHelp(
+            "A forge that `sessionctl git-credential` may give this profile's tokens to (port 443 unless named; "
+                + "repeat for more). The issuer's own host and port need none.",
+            valueName: "HOST[:PORT]"))
+    var gitHosts: [String] = []
+
+    @Flag(
+        name: .customLong("no-git-hosts"),
+        help: "Forget the profile's saved git hosts (with --git-host: replace them with the ones given).")
+    var noGitHosts = false
 
     @Flag(name: .customLong("forget-client-secret"), help: "Delete the profile's saved client secret.")
     var forgetClientSecret = false
@@ -74,6 +89,11 @@ struct Configure: AsyncParsableCommand {
         if redirectURI != nil && redirectPort != nil {
             throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
         }
+        for host in gitHosts where GitHost(host, defaultPort: 443) == nil {
+            throw ValidationError(
+                "--git-host '\(host)' is not HOST or HOST:PORT; give the forge's host as its git URLs name it, such "
+                    + "as gitlab.example.com, git.example.com:8443 or [2001:db8::1]:443")
+        }
     }
 
     func run() async throws {
@@ -94,6 +114,10 @@ struct Configure: AsyncParsableCommand {
                 profile.redirectPort = redirectPort
                 profile.redirectURI = nil
             }
+            var hosts = noGitHosts ? [] : profile.gitHosts ?? []
+            let named = gitHosts.compactMap { GitHost($0, defaultPort: 443)?.description }
+            for host in named where !hosts.contains(host) { hosts.append(host) }
+            profile.gitHosts = hosts.isEmpty ? nil : hosts
             var endpoints = profile.endpoints ?? .init()
             endpoints.authorization = authorizationEndpoint ?? endpoints.authorization
             endpoints.token = tokenEndpoint ?? endpoints.token

@@ -12,23 +12,39 @@ import SessionKit
 /// `sessionctl git-credential get|store|erase`: a git credential helper that answers with a fresh access token.
 ///
 /// ```sh
-/// git config --global credential.https://gitlab.example.com.helper "sessionctl git-credential --profile gitlab"
+/// sessionctl configure --profile gitlab --git-host gitlab.example.com   # unless it is the issuer's host
+/// git config --global credential.https://gitlab.example.com.helper '!sessionctl git-credential --profile gitlab'
 /// ```
 ///
-/// Never interactive: when a sign-in is needed it says so on standard error and answers nothing, so git goes on to
-/// its next helper or its prompt. `store` keeps nothing (the session is the store); `erase`, which git sends after
-/// the server refused the token, marks that token stale so that the next `get` renews it (the session is kept).
+/// A token goes only to a host and port that the profile claims, over https (``GitHostClaim``). Never interactive:
+/// when it gives no token (a host not claimed, a sign-in needed) it says why on standard error and answers nothing,
+/// so git goes on to its next helper or its prompt. `store` keeps nothing (the session is the store); `erase`, which
+/// git sends after the server refused the token, marks that token stale so that the next `get` renews it (the
+/// session is kept).
 struct GitCredential: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
         abstract: "A git credential helper: answer git's 'get' with a fresh access token.",
         discussion: """
-            Configure it for a forge: git config --global credential.https://FORGE.helper \
-            "sessionctl git-credential --profile P". Without --profile, the profile whose issuer is on git's host is \
-            used, else the default one. git 2.41 and later read password_expiry_utc; git 2.46 and later, which \
-            announce capability[]=authtype, get the token as a Bearer credential.
+            Configure it for one forge, with the '!' that makes git run it as a command: git config --global \
+            credential.https://FORGE.helper '!sessionctl git-credential --profile P'. Never set an unscoped \
+            credential.helper to it: every host git talks to would ask it. A token goes only to a host and port that \
+            a profile claims: its issuer's own (a forge that is its own provider), or one saved with \
+            sessionctl configure --profile P --git-host HOST[:PORT] (port 443 unless named; --no-git-hosts forgets \
+            them). With --profile (or SESSIONCTL_PROFILE), that profile must claim git's host and port (the port \
+            git names, else 443 for https, 80 for http); without, exactly one profile must. Plain http only to \
+            this machine (localhost, 127.x.y.z, ::1), or with --allow-http. Otherwise it answers nothing and says \
+            on standard error why and what would change that. git 2.41 and later read password_expiry_utc; \
+            git 2.46 and later, which announce capability[]=authtype, get the token as a Bearer credential.
             """
     )
+
+    /// The names of the options that ``GitCredentialFastPath`` reads as well, written once.
+    enum OptionName {
+        static let username = "username"
+        static let minTTL = "min-ttl"
+        static let allowHTTP = "allow-http"
+    }
 
     enum Operation: String, ExpressibleByArgument, CaseIterable {
         case get, store, erase
@@ -36,11 +52,20 @@ struct GitCredential: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: "The username git sends with the token (forges accept any; GitLab and Gitea document oauth2).")
+    @Option(
+        name: .customLong(OptionName.username),
+        help: "The username git sends with the token (forges accept any; GitLab and Gitea document oauth2).")
     var username = "oauth2"
 
-    @Option(name: .customLong("min-ttl"), help: "Seconds the token must stay valid for git's request.")
+    @Option(name: .customLong(OptionName.minTTL), help: "Seconds the token must stay valid for git's request.")
     var minTTL = 60
+
+    @Flag(
+        name: .customLong(OptionName.allowHTTP),
+        help: ArgumentHelp(
+            "Answer plain http to a claimed host that is not this machine too (the token crosses the network "
+                + "unencrypted; for a network you trust)."))
+    var allowHTTP = false
 
     @Argument(help: "What git asks: get, store or erase.")
     var operation: Operation
@@ -56,7 +81,14 @@ struct GitCredential: AsyncParsableCommand {
             throw ExitCode.validationFailure
         }
         guard operation != .store else { return }  // the session is the store
-        let flags = Self.flags(options.flags, for: request)
+        let flags: SettingFlags
+        do {
+            flags = try GitHostClaim.flags(options.flags, for: request, allowsHTTP: allowHTTP)
+        } catch {
+            // Neither a get nor an erase for a host the profile does not claim: git goes on without this helper.
+            Terminal.err("sessionctl git-credential: \(error)")
+            return
+        }
         do {
             let context = try SessionContext.make(flags, warnOnFallback: false)
             let stale = StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)
@@ -81,21 +113,9 @@ struct GitCredential: AsyncParsableCommand {
             // git reads nothing from standard output, and goes on to its next helper or prompt.
             let advice =
                 error.code == .signInRequired
-                ? "; sign in with: sessionctl login --profile \(flags.profileName)" : ""
-            Terminal.err("sessionctl git-credential: \(error.message)\(advice)")
+                ? "; sign in with: sessionctl login --profile \(ShellWord.quoted(flags.profileName))" : ""
+            Terminal.err("sessionctl git-credential: \(error.messageForCLI(profile: flags.profileName))\(advice)")
         }
-    }
-}
-
-extension GitCredential {
-    /// `flags` with, when no profile was named, the profile whose issuer is on the request's host.
-    static func flags(_ flags: SettingFlags, for request: GitCredentialRequest) -> SettingFlags {
-        var flags = flags
-        if flags.profile == nil, let host = request.attributes["host"], let profile = ConfigFile.profile(forHost: host)
-        {
-            flags.profile = profile
-        }
-        return flags
     }
 }
 

@@ -18,6 +18,8 @@ struct GitCredentialFastPath {
     var options: [String: String] = [:]
     var username = "oauth2"
     var minTTL = 60
+    /// `--allow-http`: plain http to a claimed host that is not loopback may have a token.
+    var allowsHTTP = false
 
     /// The request the fast path read from standard input, for the usual path to use instead of reading again.
     private static let input = Mutex<String?>(nil)
@@ -27,8 +29,8 @@ struct GitCredentialFastPath {
         input.withLock { $0 } ?? Terminal.readStandardInput()
     }
 
-    /// The arguments after `git-credential`, or `nil` unless they are `get` with documented options, each with a
-    /// value (`--name value` or `--name=value`).
+    /// The arguments after `git-credential`, or `nil` unless they are `get` with documented options: `--allow-http`
+    /// alone, every other with a value (`--name value` or `--name=value`).
     static func parse(_ arguments: ArraySlice<String>) -> GitCredentialFastPath? {
         var parsed = GitCredentialFastPath()
         var operation: String?
@@ -41,10 +43,15 @@ struct GitCredentialFastPath {
             }
             let name = String(argument.dropFirst(2).prefix { $0 != "=" })
             let inline = argument.firstIndex(of: "=").map { String(argument[argument.index(after: $0)...]) }
+            if name == GitCredential.OptionName.allowHTTP {
+                guard inline == nil else { return nil }
+                parsed.allowsHTTP = true
+                continue
+            }
             guard let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-") else { return nil }
             switch name {
-            case "username": parsed.username = value
-            case "min-ttl":
+            case GitCredential.OptionName.username: parsed.username = value
+            case GitCredential.OptionName.minTTL:
                 guard let seconds = Int(value) else { return nil }
                 parsed.minTTL = seconds
             case _ where TokenFastPath.settingNames.contains(name): parsed.options[name] = value
@@ -54,14 +61,14 @@ struct GitCredentialFastPath {
         return operation == "get" ? parsed : nil
     }
 
-    /// Answers git when the stored token serves for `minTTL`, and says whether it did. Reads standard input in
-    /// every case and keeps it in ``input``.
+    /// Answers git when ``GitHostClaim`` lets a profile answer and its stored token serves for `minTTL`, and says
+    /// whether it did (a refusal is the usual path's to explain). Reads standard input in every case and keeps it in
+    /// ``input``.
     func answer() -> Bool {
         let text = Terminal.readStandardInput()
         Self.input.withLock { $0 = text }
-        guard let request = try? GitCredentialRequest(parsing: text) else { return false }
-        let settings = GitCredential.flags(TokenFastPath.flags(options), for: request)
-        guard
+        guard let request = try? GitCredentialRequest(parsing: text),
+            let settings = try? GitHostClaim.flags(TokenFastPath.flags(options), for: request, allowsHTTP: allowsHTTP),
             let context = try? SessionContext.make(settings, warnOnFallback: false, readsStoredSecret: false),
             let credentials = try? context.session.localCredentials(minTTL: TimeInterval(minTTL)),
             let stale = try? StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)

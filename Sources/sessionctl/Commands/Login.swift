@@ -93,7 +93,7 @@ struct Login: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             let context = try SessionContext.make(options)
             let credentials: Credentials
             let chosen = passwordStdin ? .password : method
@@ -140,6 +140,15 @@ struct Login: AsyncParsableCommand {
             throw SessionKitError(
                 code: .invalidInput, message: "no password on standard input; pipe it in with --password-stdin")
         }
-        return try await context.provider.signIn(username: username ?? "", password: Secret(line), realm: realm)
+        do {
+            return try await context.provider.signIn(username: username ?? "", password: Secret(line), realm: realm)
+        } catch let error where error.oauthError == "invalid_grant" {
+            // The provider refused the credentials: a failed sign-in (exit 1), not a provider failure that a script
+            // should retry (exit 2) with the same wrong password. Nothing stored was touched.
+            throw SessionKitError(
+                code: .signInRequired, message: "wrong username or password; check both and sign in again",
+                oauthError: error.oauthError, oauthErrorDescription: error.oauthErrorDescription,
+                httpStatus: error.httpStatus, underlyingError: error)
+        }
     }
 }

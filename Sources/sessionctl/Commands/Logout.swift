@@ -20,7 +20,7 @@ struct Logout: AsyncParsableCommand {
     var noRevoke = false
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             let session = try SessionContext.make(options).session
             let result: SessionManager.LogoutResult
             do {
@@ -41,7 +41,8 @@ struct Logout: AsyncParsableCommand {
             Terminal.out("Signed out\(result.revoked ? "; the refresh token was revoked at the provider" : "").")
             if !noRevoke, let error = result.revocationError {
                 Terminal.err(
-                    Terminal.warn("warning: ") + "could not revoke at the provider (\(error.message)); "
+                    Terminal.warn("warning: ")
+                        + "could not revoke at the provider (\(error.messageForCLI(profile: options.profileName))); "
                         + "the local session is cleared")
             }
         }

@@ -14,7 +14,7 @@ struct Refresh: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             let credentials = try await SessionContext.make(options).session.renew()
             Terminal.out(
                 "Renewed. Access token valid until \(Terminal.describe(expiry: credentials.expiresAt, now: Date()))")

@@ -21,7 +21,7 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let signedIn: Bool = try await reporting {
+        let signedIn: Bool = try await reporting(profile: options.profileName) {
             let context = try SessionContext.make(options, warnOnFallback: false)
             let credentials = try await context.session.storedCredentials()
             let profile = try await context.session.cachedProfile()

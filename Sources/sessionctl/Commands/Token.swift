@@ -71,7 +71,7 @@ struct Token: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
             // status warn about it where a person looks.
             let (api, sessionFlags) = try APITokenRequest.split(options.flags)

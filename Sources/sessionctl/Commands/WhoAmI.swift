@@ -20,7 +20,7 @@ struct WhoAmI: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await reporting {
+        try await reporting(profile: options.profileName) {
             let profile = try await SessionContext.make(options).session.userInfo()
             if json {
                 Terminal.out(String(decoding: try JSONValue.object(profile.claims).jsonData(), as: UTF8.self))

@@ -1,4 +1,5 @@
 import SecureStore
+import SessionKit
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -27,26 +28,68 @@ enum Terminal {
         stdoutIsTerminal && Environment.value("NO_COLOR") == nil
     }
 
-    /// `text` in bold green on a colour terminal.
-    static func good(_ text: String) -> String { colour ? "\u{1B}[1;32m\(text)\u{1B}[0m" : text }
-    /// `text` in bold yellow on a colour terminal.
-    static func warn(_ text: String) -> String { colour ? "\u{1B}[1;33m\(text)\u{1B}[0m" : text }
-    /// `text` dimmed on a colour terminal.
-    static func dim(_ text: String) -> String { colour ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
-    /// `text` in bold on a colour terminal.
-    static func bold(_ text: String) -> String { colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    /// The escape sequences this type writes for colour, the only ones ``sanitized(_:)`` lets through.
+    enum Style: String, CaseIterable {
+        case good = "\u{1B}[1;32m"
+        case warn = "\u{1B}[1;33m"
+        case dim = "\u{1B}[2m"
+        case bold = "\u{1B}[1m"
+        case reset = "\u{1B}[0m"
+    }
 
-    /// Writes one line to standard output.
-    static func out(_ line: String) { writeAll(line + "\n", to: STDOUT_FILENO) }
+    private static func styled(_ text: String, _ style: Style) -> String {
+        colour ? style.rawValue + text + Style.reset.rawValue : text
+    }
+
+    /// `text` in bold green on a colour terminal.
+    static func good(_ text: String) -> String { styled(text, .good) }
+    /// `text` in bold yellow on a colour terminal.
+    static func warn(_ text: String) -> String { styled(text, .warn) }
+    /// `text` dimmed on a colour terminal.
+    static func dim(_ text: String) -> String { styled(text, .dim) }
+    /// `text` in bold on a colour terminal.
+    static func bold(_ text: String) -> String { styled(text, .bold) }
+
+    /// Writes one line to standard output; on a terminal, ``sanitized(_:)`` (into a pipe or a file it is data, such
+    /// as a token or a metadata value, and goes as it is).
+    static func out(_ line: String) { writeAll((stdoutIsTerminal ? sanitized(line) : line) + "\n", to: STDOUT_FILENO) }
 
     /// Writes `text` to standard output as it is (an answer to git, no newline added).
     static func outRaw(_ text: String) { writeAll(text, to: STDOUT_FILENO) }
 
-    /// Writes one line to standard error.
-    static func err(_ line: String) { writeAll(line + "\n", to: STDERR_FILENO) }
+    /// Writes one line to standard error, ``sanitized(_:)``: it is for a person, and may quote a provider.
+    static func err(_ line: String) { writeAll(sanitized(line) + "\n", to: STDERR_FILENO) }
 
-    /// Writes `text` to standard error without a newline (prompts, spinners).
+    /// Writes `text` to standard error without a newline (prompts, spinners): the command's own text only, as it is.
     static func errRaw(_ text: String) { writeAll(text, to: STDERR_FILENO) }
+
+    /// `text` as it may reach a terminal: every control character a terminal acts on (escape sequences, carriage
+    /// returns, C1 controls, bidi overrides) taken out, a tab or page break made a space, but the line feed and this
+    /// type's own ``Style`` sequences kept. SessionKit already takes controls out of what a provider says; this is
+    /// the second line, for every text that reaches the terminal (claims, file contents, git's requests).
+    static func sanitized(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.contains(where: { $0 != "\n" && $0.isTerminalControl }) else { return text }
+        var kept = String.UnicodeScalarView()
+        var index = scalars.startIndex
+        scanning: while index < scalars.endIndex {
+            let scalar = scalars[index]
+            if scalar == "\u{1B}" {
+                for style in Style.allCases where scalars[index...].starts(with: style.rawValue.unicodeScalars) {
+                    kept.append(contentsOf: style.rawValue.unicodeScalars)
+                    index = scalars.index(index, offsetBy: style.rawValue.unicodeScalars.count)
+                    continue scanning
+                }
+            }
+            if scalar == "\n" || !scalar.isTerminalControl {
+                kept.append(scalar)
+            } else if (0x09...0x0D).contains(scalar.value) {
+                kept.append(" ")
+            }
+            index = scalars.index(after: index)
+        }
+        return String(kept)
+    }
 
     /// All of standard input, as UTF-8 text (invalid bytes replaced); what was read before an error is kept.
     static func readStandardInput() -> String {

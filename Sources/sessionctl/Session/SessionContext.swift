@@ -75,22 +75,24 @@ struct SessionContext {
     }
 }
 
-/// Runs a command body and turns a library error into one line on standard error and an exit code.
-func reporting<T>(_ body: () async throws -> T) async throws -> T {
+/// Runs a command body and turns a library error into one line on standard error and an exit code; advice that
+/// names a `configure` option names `profile` too, when given.
+func reporting<T>(profile: String? = nil, _ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as SessionKitError {
-        Terminal.err("sessionctl: \(error.message)\(providerDetail(error))")
+        Terminal.err("sessionctl: \(error.messageForCLI(profile: profile))\(providerDetail(error))")
         if error.code == .stepUpRequired { Terminal.err(stepUpAdvice(error.stepUp)) }
         throw ExitStatus.code(for: error)
     }
 }
 
-/// What to run after a step-up answer: a browser sign-in that asks for what the provider named.
+/// What to run after a step-up answer: a browser sign-in that asks for what the provider named, its values quoted
+/// for the shell (they are the provider's text).
 private func stepUpAdvice(_ challenge: StepUpChallenge?) -> String {
     var command = "sessionctl login --browser"
     if let values = challenge?.acrValues, !values.isEmpty {
-        command += " --acr-values '\(values.joined(separator: " "))'"
+        command += " --acr-values " + ShellWord.quoted(values.joined(separator: " "))
     }
     if let maxAge = challenge?.maxAge { command += " --max-age \(maxAge)" }
     return "The session is kept. Sign in again with a second factor: \(command)"

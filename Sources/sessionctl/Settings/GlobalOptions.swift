@@ -98,7 +98,15 @@ struct SettingFlags {
 
     /// The settings in force: flags over environment over the saved profile.
     func resolved() throws(SessionKitError) -> ResolvedSettings {
-        let saved = try ConfigFile.load().profiles[profileName] ?? ProfileSettings()
+        let settings = self.settings(over: try ConfigFile.load().profiles[profileName] ?? ProfileSettings())
+        let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
+        return ResolvedSettings(
+            profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy(),
+            clientSecret: try ClientSecret.given(stdin: clientSecretStdin, file: clientSecretFile))
+    }
+
+    /// `saved`, the profile's saved settings, with these flags and the environment over them.
+    func settings(over saved: ProfileSettings) -> ProfileSettings {
         var settings = saved
         settings.issuer = issuer ?? environment("SESSIONCTL_ISSUER") ?? saved.issuer
         settings.clientID = clientID ?? environment("SESSIONCTL_CLIENT_ID") ?? saved.clientID
@@ -108,10 +116,7 @@ struct SettingFlags {
         if let dpop = environment("SESSIONCTL_DPOP") {
             settings.dpop = ["1", "true", "yes"].contains(dpop.lowercased())
         }
-        let sessions = sessionsDirectory ?? environment("SESSIONCTL_SESSIONS_DIR")
-        return ResolvedSettings(
-            profile: profileName, settings: settings, sessionsDirectory: sessions, storePolicy: try storePolicy(),
-            clientSecret: try ClientSecret.given(stdin: clientSecretStdin, file: clientSecretFile))
+        return settings
     }
 
     /// The store policy from `--store`, else `SESSIONCTL_STORE`, else automatic.

@@ -34,6 +34,7 @@ extension ProfileSettings {
         clientAuth = try read.string(CodingKeys.clientAuth.rawValue)
         clientSecretInStore = try read.bool(CodingKeys.clientSecretInStore.rawValue)
         dpop = try read.bool(CodingKeys.dpop.rawValue)
+        gitHosts = try read.strings(CodingKeys.gitHosts.rawValue)
         if let endpoints = object.member(CodingKeys.endpoints.rawValue) {
             guard let members = endpoints.objectValue else {
                 throw ConfigFormatError(path: "\(path).endpoints", reason: "not an object")
@@ -64,6 +65,16 @@ struct ConfigFormatError: Error, CustomStringConvertible {
                 throw ConfigFormatError(path: "\(path).\(name)", reason: "not a string")
             }
             return text
+        }
+
+        func strings(_ name: String) throws(ConfigFormatError) -> [String]? {
+            guard let value = object.member(name) else { return nil }
+            guard let items = value.arrayValue, case let texts = items.compactMap(\.stringValue),
+                texts.count == items.count
+            else {
+                throw ConfigFormatError(path: "\(path).\(name)", reason: "not a list of strings")
+            }
+            return texts
         }
 
         func int(_ name: String) throws(ConfigFormatError) -> Int? {

@@ -28,6 +28,9 @@ struct ProfileSettings: Encodable, Equatable {
     var clientSecretInStore: Bool?
     /// Whether tokens are bound to a DPoP key kept in the secure store (`configure --dpop`).
     var dpop: Bool?
+    /// Forges, as `HOST:PORT`, that `git-credential` may give this profile's tokens to besides the issuer's own
+    /// host and port (`configure --git-host`); see ``GitHostClaim``.
+    var gitHosts: [String]?
 
     /// Endpoint overrides for providers whose discovery omits some.
     struct Endpoints: Encodable, Equatable {
@@ -49,6 +52,7 @@ struct ProfileSettings: Encodable, Equatable {
         case clientAuth = "client_auth"
         case clientSecretInStore = "client_secret_in_secure_store"
         case dpop
+        case gitHosts = "git_hosts"
     }
 }
 
@@ -109,18 +113,5 @@ struct ConfigFile: Encodable {
                     "cannot write the config file \(url.path) (\(error.reason)); check the folder's permissions"
             )
         }
-    }
-}
-
-extension ConfigFile {
-    /// The saved profile whose issuer is on `host` (a forge that is its own OpenID provider), if exactly one is.
-    static func profile(forHost host: String) -> String? {
-        guard let file = try? load() else { return nil }
-        let matching = file.profiles.filter { _, settings in
-            settings.issuer.flatMap { URL(string: $0)?.host?.lowercased() }
-                == host.lowercased()
-                .split(separator: ":").first.map(String.init)
-        }
-        return matching.count == 1 ? matching.first?.key : nil
     }
 }
