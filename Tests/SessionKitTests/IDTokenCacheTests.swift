@@ -141,15 +141,21 @@ struct IDTokenCacheTests {
     @Test("a stranger's token naming unknown keys: one shared fetch, then none until the cooldown has passed")
     func strangerCooldown() async throws {
         let factory = await TokenFactory()
-        let keys = JWKSCache(refetchInterval: .zero, strangerCooldown: .milliseconds(300)) {
-            () async throws(SessionKitError) -> Data in
+        // The cache's clock is the test's: time passes only when the test says so.
+        let start = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
+        let fetch = { @Sendable () async throws(SessionKitError) -> Data in
             factory.fetches.increment()
             try? await Task.sleep(for: .milliseconds(50))
             return factory.jwks
         }
+        let keys = JWKSCache(
+            refetchInterval: .zero, strangerCooldown: .seconds(30), now: { start + elapsed.withLock { $0 } },
+            fetch: fetch)
         _ = try await keys.key(for: "k1", algorithm: "ES256")
         #expect(factory.fetches.load() == 1)
         // Within the cooldown: refused as retryable, and nothing fetched.
+        elapsed.withLock { $0 = .seconds(29) }
         for index in 0..<50 {
             do {
                 _ = try await keys.key(for: "made-up-\(index)", algorithm: "ES256", presentedBy: .anyone)
@@ -159,8 +165,9 @@ struct IDTokenCacheTests {
             }
         }
         #expect(factory.fetches.load() == 1)
-        try await Task.sleep(for: .milliseconds(350))
-        // After it, 50 at once share one fetch, and each is refused as unknown.
+        // After it, 50 at once: one fetch, which those that come while it is under way share; those that come
+        // after it are within the new cooldown.
+        elapsed.withLock { $0 = .seconds(31) }
         let failures = await withTaskGroup(of: ValidationCheck?.self) { group in
             for index in 0..<50 {
                 group.addTask {

@@ -53,16 +53,20 @@ actor JWKSCache {
     private var refetchedFor: Set<String> = []
     /// Tokens these keys verified; emptied when a reload withdraws or changes a key.
     nonisolated let validated: IDTokenCache
+    /// The monotonic clock the intervals are measured with (a test's own, to control them).
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     init(
         refetchInterval: Duration,
         strangerCooldown: Duration = .seconds(30),
         validated: IDTokenCache = IDTokenCache(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         fetch: @escaping @Sendable () async throws(SessionKitError) -> Data
     ) {
         self.refetchInterval = refetchInterval
         self.strangerCooldown = strangerCooldown
         self.validated = validated
+        self.now = now
         self.fetch = fetch
     }
 
@@ -140,7 +144,7 @@ actor JWKSCache {
     /// Whether the last fetch started at least `interval` ago (or none did).
     private func mayRefetch(after interval: Duration) -> Bool {
         guard let lastFetch else { return true }
-        return ContinuousClock.now - lastFetch >= interval
+        return now() - lastFetch >= interval
     }
 
     /// Fetches the key set, or waits for the fetch under way.
@@ -149,7 +153,7 @@ actor JWKSCache {
         if let loading {
             task = loading
         } else {
-            lastFetch = ContinuousClock.now
+            lastFetch = now()
             task = Task { try await self.load() }
             loading = task
         }
