@@ -27,7 +27,7 @@ extension DPoPKey {
         }
         target.query = nil
         target.fragment = nil
-        // The claims, written by JSONTextWriter: JSONEncoder cost three signatures' worth per proof (BENCHMARKS.md).
+        // The claims, written by JSONTextWriter: JSONEncoder cost three signatures' worth per proof (docs/benchmarks-history.md).
         var claims: [String: JSONValue] = [
             "jti": .string(PKCE.randomToken(bytes: 16)), "htm": .string(method.uppercased()),
             "htu": .string(target.string ?? url.absoluteString), "iat": .int(Int(now.timeIntervalSince1970)),
