@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 8, items 1, 3 (processes) and 5, and issue 26: `sessionctl token` and git's `get` through
-# `sessionctl git-credential` (standard input empty: a request with no attributes) as whole processes, side by
+# `sessionctl git-credential` (standard input empty: a request with no host, which the helper now refuses on its
+# usual path, so that row no longer times the fast path of a served request) as whole processes, side by
 # side in one hyperfine run with a hello-world built the same way (the floor), `gh auth token` (token in gh's config file) and
 # `python3 -m keyring get` (keyring with a file backend); peak RSS of sessionctl token and gh auth token;
 # and 32 concurrent `sessionctl token` processes on an expired session (one token request, every process

@@ -27,7 +27,9 @@ done <"$bin_path/sessionctl.product/Objects.LinkFileList"
 control=0
 for object in "$bin_path"/AuthEmulator.build/*.o; do refers_to_foundation "$object" && control=1; done
 [ "$control" = 1 ] || fail "the Foundation pattern finds nothing in AuthEmulator's objects: fix the pattern"
-"$prefix/bin/sessionctl" --version >/dev/null || fail "the installed binary does not run"
+version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/SessionKit/SessionKitVersion.swift)
+[ -n "$version" ] || fail "no version in Sources/SessionKit/SessionKitVersion.swift"
+[ "$("$prefix/bin/sessionctl" --version)" = "$version" ] || fail "sessionctl --version does not print $version"
 grep -q "complete .*-F _sessionctl sessionctl" "$prefix/share/bash-completion/completions/sessionctl" || fail "bash completion"
 head -1 "$prefix/share/zsh/site-functions/_sessionctl" | grep -q "#compdef sessionctl" || fail "zsh completion"
 grep -q "complete -c .sessionctl." "$prefix/share/fish/vendor_completions.d/sessionctl.fish" || fail "fish completion"
@@ -53,9 +55,13 @@ rm -f "$prefix/ordered" "$prefix/ordered.swift" "$prefix/ordered.log"
 installed=$(wc -l <"$prefix/share/sessionctl/installed-files")
 scripts/install.sh --debug --prefix "$prefix" >/dev/null 2>&1 || fail "a second install failed"
 [ "$(wc -l <"$prefix/share/sessionctl/installed-files")" = "$installed" ] || fail "a second install changed the file list"
+# With the emulator: installed beside sessionctl, the same version, and listed for uninstall.
+scripts/install.sh --debug --with-emulator --prefix "$prefix" >/dev/null 2>&1 || fail "an install --with-emulator failed"
+[ "$("$prefix/bin/sessionkit-emulator" --version)" = "$version" ] || fail "sessionkit-emulator --version is not $version"
+grep -qx "$prefix/bin/sessionkit-emulator" "$prefix/share/sessionctl/installed-files" || fail "the emulator is not listed"
 touch "$prefix/bin/someone-elses-tool"
 scripts/install.sh --uninstall --prefix "$prefix" >/dev/null || fail "uninstall failed"
 left=$(find "$prefix" -type f | sort)
 [ "$left" = "$prefix/bin/someone-elses-tool" ] || fail "uninstall left or removed the wrong files: $left"
 if scripts/install.sh --uninstall --prefix "$prefix" >/dev/null 2>&1; then fail "a second uninstall succeeded"; fi
-echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages) and uninstalls them; sessionctl links no Foundation beyond FoundationEssentials; its function layout links"
+echo "ok: install.sh installs $installed files (binary, completions for bash, zsh and fish, man pages), the emulator with --with-emulator, and uninstalls them; --version prints $version; sessionctl links no Foundation beyond FoundationEssentials; its function layout links"

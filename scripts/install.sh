@@ -4,6 +4,7 @@
 #
 #     scripts/install.sh                      # into ~/.local: bin/, share/man/man1/, share/{bash-completion,zsh,fish}
 #     scripts/install.sh --prefix /usr/local  # elsewhere (sudo for system prefixes)
+#     scripts/install.sh --with-emulator      # also sessionkit-emulator, the local provider to try sessionctl with
 #     scripts/install.sh --uninstall          # removes exactly the files it installs
 #     scripts/install.sh --debug              # the debug build instead (seconds, not minutes; for tests)
 #
@@ -14,13 +15,15 @@ cd "$(dirname "$0")/.."
 prefix="$HOME/.local"
 action=install
 configuration=release
+with_emulator=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a folder" >&2; exit 64; }; prefix=$2; shift 2 ;;
         --prefix=*) prefix=${1#--prefix=}; shift ;;
         --uninstall) action=uninstall; shift ;;
         --debug) configuration=debug; shift ;;
-        -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+        --with-emulator) with_emulator=1; shift ;;
+        -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -50,6 +53,13 @@ else
 fi
 swift build "${flags[@]}" --product sessionctl >&2
 built="$(swift build "${flags[@]}" --show-bin-path)/sessionctl"
+if [ "$with_emulator" = 1 ]; then
+    # A plain build of the configuration asked for: the emulator is a server, and its start-up is not measured.
+    emulator_flags=()
+    [ "$configuration" = release ] && emulator_flags=(-c release)
+    swift build "${emulator_flags[@]}" --product sessionkit-emulator >&2
+    emulator="$(swift build "${emulator_flags[@]}" --show-bin-path)/sessionkit-emulator"
+fi
 # The manual generator of swift-argument-parser reads the commands from `sessionctl --experimental-dump-help`.
 swift build --product generate-manual >&2
 generate_manual="$(swift build --show-bin-path)/generate-manual"
@@ -66,6 +76,10 @@ install -d -m 0755 "$bin_dir" "$man_dir" "$(dirname "$bash_file")" "$(dirname "$
     "$(dirname "$fish_file")" "$(dirname "$manifest")"
 installed=("$bin_dir/sessionctl")
 install -m 0755 "$built" "$bin_dir/sessionctl"
+if [ "$with_emulator" = 1 ]; then
+    install -m 0755 "$emulator" "$bin_dir/sessionkit-emulator"
+    installed+=("$bin_dir/sessionkit-emulator")
+fi
 # Debug information is most of the release binary's size; the symbols stay, for readable crash reports.
 if [ "$configuration" = release ] && command -v strip >/dev/null; then strip --strip-debug "$bin_dir/sessionctl"; fi
 for page in "$work"/man/*.1; do
@@ -77,7 +91,7 @@ install -m 0644 "$work/zsh" "$zsh_file" && installed+=("$zsh_file")
 install -m 0644 "$work/fish" "$fish_file" && installed+=("$fish_file")
 printf '%s\n' "${installed[@]}" >"$manifest"
 
-echo "Installed sessionctl ($configuration) into $prefix:"
+echo "Installed sessionctl$([ "$with_emulator" = 1 ] && echo " and sessionkit-emulator") ($configuration) into $prefix:"
 printf '  %s\n' "${installed[@]}"
 case ":$PATH:" in *":$bin_dir:"*) ;; *) echo "Add $bin_dir to PATH to run it as 'sessionctl'." ;; esac
 echo "Uninstall with: scripts/install.sh --uninstall --prefix $prefix"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SessionKit
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -22,7 +23,7 @@ struct SessionCtl: AsyncParsableCommand {
             SESSIONCTL_SCOPE, SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), XDG_CONFIG_HOME, \
             XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the saved profile.
             """,
-        version: "0.1.0",
+        version: SessionKitVersion.current,
         subcommands: [
             Configure.self, Login.self, Status.self, Token.self, WhoAmI.self, Metadata.self, Refresh.self,
             Logout.self, GitCredential.self,

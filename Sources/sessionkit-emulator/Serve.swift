@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(4)
         }
         Output.out(emulator.summary)
+        Output.out(
+            "\nTry it from another terminal:\n  sessionctl configure --issuer \(emulator.issuer.absoluteString) "
+                + "--client-id \(AuthEmulator.Client.nativeID)\n  sessionctl login\n")
         Output.out("Press Ctrl-C to stop.")
         await SignalWaiter.waitForTermination()
         await emulator.stop()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SessionKit
 
 /// `sessionkit-emulator`: the local Auth0-compatible identity provider, and the demo that walks the whole
 /// session story against it. Kept apart from `sessionctl`, which links none of the server stack.
@@ -12,7 +13,7 @@ struct SessionKitEmulator: AsyncParsableCommand {
             sessionctl against it with `sessionctl configure --issuer ISSUER --client-id sessionkit-native`. \
             `demo` starts one in-process and checks every step of the session story.
             """,
-        version: "0.1.0",
+        version: SessionKitVersion.current,
         subcommands: [Demo.self, Serve.self],
         defaultSubcommand: Demo.self
     )

@@ -102,10 +102,18 @@ struct GitCredential: AsyncParsableCommand {
                     credentials = try await context.session.renew()
                     try stale.clear()
                 }
-                Terminal.outRaw(
-                    request.answer(
+                guard
+                    let answer = request.answer(
                         token: credentials.accessToken.unsafeRawValue, username: username,
-                        expiresAt: credentials.expiresAt))
+                        expiresAt: credentials.expiresAt)
+                else {
+                    Terminal.err(
+                        "sessionctl git-credential: the access token or --username holds a character that git's "
+                            + "credential protocol cannot carry (a line break or a control character); nothing was "
+                            + "answered")
+                    return
+                }
+                Terminal.outRaw(answer)
             case .store:
                 return
             }

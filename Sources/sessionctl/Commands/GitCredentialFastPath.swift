@@ -74,8 +74,10 @@ struct GitCredentialFastPath {
             let stale = try? StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)
                 .matches(credentials.accessToken.unsafeRawValue), !stale
         else { return false }
-        let answer = request.answer(
-            token: credentials.accessToken.unsafeRawValue, username: username, expiresAt: credentials.expiresAt)
+        guard
+            let answer = request.answer(
+                token: credentials.accessToken.unsafeRawValue, username: username, expiresAt: credentials.expiresAt)
+        else { return false }
         Terminal.outRaw(answer)
         return true
     }

@@ -40,9 +40,17 @@ struct GitCredentialRequest: Equatable {
 
     init() {}
 
+    /// Whether `value` can travel in one `key=value` line of git's protocol: printable ASCII only, so that a token or
+    /// username cannot end its line and add attributes of its own (a `host=`, a second `password=`).
+    static func fitsOneLine(_ value: String) -> Bool {
+        value.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+
     /// The answer for an access token: `authtype`/`credential` where git understands them, else `username` and
-    /// `password`; with `password_expiry_utc` (git 2.41 and later) when the expiry is known.
-    func answer(token: String, username: String, expiresAt: Date?) -> String {
+    /// `password`; with `password_expiry_utc` (git 2.41 and later) when the expiry is known. `nil` when the token or
+    /// the username holds a character that git's line protocol cannot carry (``fitsOneLine(_:)``).
+    func answer(token: String, username: String, expiresAt: Date?) -> String? {
+        guard Self.fitsOneLine(token), Self.fitsOneLine(username) else { return nil }
         var lines: [String] = []
         if capabilities.contains("authtype") {
             lines += ["capability[]=authtype", "authtype=Bearer", "credential=\(token)", "ephemeral=1"]
