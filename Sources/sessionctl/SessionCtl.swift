@@ -19,9 +19,18 @@ struct SessionCtl: AsyncParsableCommand {
             3 the session store is unavailable or damaged; 4 bad configuration (or a refused scope); \
             5 the provider asks for a stronger sign-in (step-up; the session is kept); 64 bad usage.
 
-            Environment: SESSIONCTL_PROFILE, SESSIONCTL_ISSUER, SESSIONCTL_CLIENT_ID, SESSIONCTL_AUDIENCE, \
-            SESSIONCTL_SCOPE, SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), XDG_CONFIG_HOME, \
-            XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the saved profile.
+            Environment: SESSIONCTL_PROFILE (the profile), SESSIONCTL_ISSUER, SESSIONCTL_CLIENT_ID, \
+            SESSIONCTL_CLIENT_SECRET (a confidential client's secret, for this run), SESSIONCTL_CLIENT_AUTH \
+            (auto|basic|post), SESSIONCTL_AUDIENCE, SESSIONCTL_SCOPE, SESSIONCTL_STORE (auto|keyring|kernel|file), \
+            SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), SESSIONCTL_DPOP (1: DPoP-bound tokens), \
+            BROWSER, XDG_CONFIG_HOME, XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the \
+            saved profile.
+
+            Examples:
+              sessionctl configure --issuer https://TENANT.eu.auth0.com/ --client-id ID
+              sessionctl login                      (the browser; --device on a machine without one)
+              curl -H "Authorization: Bearer $(sessionctl token)" https://api.example.com/
+              sessionctl status --json
             """,
         version: SessionKitVersion.current,
         subcommands: [

@@ -104,6 +104,20 @@ struct CommandTests {
         }
     }
 
+    @Test("metadata with a session for another audience: a configuration error (exit 4) naming the audience to set")
+    func metadataWithoutTheAudience() async throws {
+        try await LiveEmulator.with { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            let refused = try await cli.run(["metadata", "get"])
+            #expect(refused.status == 4, "\(refused.stderr)")
+            #expect(refused.stderr.contains("--audience \(emulator.managementAudience) "), "\(refused.stderr)")
+            #expect(refused.stderr.contains("update:current_user_metadata"), "\(refused.stderr)")
+            #expect(try await cli.run(["status"]).status == 0, "the session is kept")
+        }
+    }
+
     @Test("configure saves a profile; bad issuers and configs get their own messages and exit codes")
     func configuration() async throws {
         try await LiveEmulator.with { emulator in

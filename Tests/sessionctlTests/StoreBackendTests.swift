@@ -35,6 +35,20 @@ struct StoreBackendTests {
         #expect(!token.stderr.contains("warning"), "token stays quiet about the fallback (kubectl shows its stderr)")
     }
 
+    @Test("auto without a keyring: other commands note the fallback in one line naming --store file, once")
+    func fallbackNotedOnce() async throws {
+        let cli = try CLI.make(extra: Self.noBus.merging(["SESSIONCTL_STORE": "auto"]) { $1 })
+        defer { cli.cleanUp() }
+        let first = try await cli.run(["whoami"])
+        let notes = first.stderr.split(separator: "\n").filter { $0.contains("no keyring answered") }
+        #expect(notes.count == 1, "\(first.stderr)")
+        #expect(notes.first?.contains("--store file") == true)
+        #expect((notes.first?.count ?? 0) <= 240, "one line: \(notes.first ?? "")")
+        let again = try await cli.run(["whoami"])
+        #expect(!again.stderr.contains("keyring"), "said once: \(again.stderr)")
+        #expect(try await cli.run(["status"]).stderr.contains("warning: the session key is in a file"))
+    }
+
     @Test("--store keyring without a keyring fails with 'store unavailable' and what to do")
     func requiredKeyring() async throws {
         let cli = try CLI.make(extra: Self.noBus)

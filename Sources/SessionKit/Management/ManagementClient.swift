@@ -96,9 +96,20 @@ public struct ManagementClient: Sendable {
         let detail = object?["message"]?.stringValue
         let (code, advice): (SessionKitError.Code, String) =
             switch response.status {
-            case 401: (.providerError, "the access token was refused; sign in with the Management API audience")
+            // The session is fine; its access token is not for this API, or lacks the scopes: the configuration's to
+            // fix, not a failure to wait out.
+            case 401:
+                (
+                    .invalidConfiguration,
+                    "the access token was refused: it is not for the Management API; sign in with the audience "
+                        + "https://TENANT/api/v2/ and the scopes read:current_user update:current_user_metadata"
+                )
             case 403:
-                (.providerError, "the access token lacks the scope for this call, or the user is not the token's own")
+                (
+                    .invalidConfiguration,
+                    "the access token lacks the scope for this call (read:current_user, update:current_user_metadata) "
+                        + "or the user is not the token's own; sign in again with those scopes"
+                )
             case 429: (.rateLimited, "rate-limited; try again later")
             case 400: (.invalidInput, "the request was refused as invalid")
             case 500...: (.serverError, "the Management API failed; try again later")

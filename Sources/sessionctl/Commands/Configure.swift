@@ -17,6 +17,9 @@ struct Configure: AsyncParsableCommand {
             A confidential client's secret, given with --client-secret-file or --client-secret-stdin, is saved in \
             the secure store, never in config.json. SESSIONCTL_CLIENT_SECRET is used by the run it is set for and \
             never saved.
+
+            Example: sessionctl configure --issuer https://TENANT.eu.auth0.com/ --client-id ID --scope \
+            "openid profile email offline_access"
             """
     )
 

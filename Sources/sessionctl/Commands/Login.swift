@@ -14,7 +14,9 @@ struct Login: AsyncParsableCommand {
         abstract: "Sign in and store the session.",
         discussion: "--browser (the default) opens a short link in $BROWSER (else xdg-open/open) and listens on "
             + "127.0.0.1 (or the --redirect-uri host) for the redirect; the browser's page says how the sign-in ended; "
-            + "--device shows a code to enter on another device; --password reads the password from standard input."
+            + "--device shows a code to enter on another device; --password reads the password from standard input.\n\n"
+            + "Examples: sessionctl login; sessionctl login --device; "
+            + "printf %s \"$PASSWORD\" | sessionctl login --password-stdin --username alice@example.com"
     )
 
     enum Method: String, EnumerableFlag {

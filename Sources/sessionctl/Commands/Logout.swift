@@ -11,7 +11,8 @@ import SessionKit
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign out: revoke the refresh token and clear the session (cleared even if revocation fails).",
-        discussion: "A stored session that cannot be read (damaged, or written with another key) is deleted."
+        discussion: "A stored session that cannot be read (damaged, or written with another key) is deleted.\n\n"
+            + "Examples: sessionctl logout; sessionctl logout --no-revoke (clear here only)"
     )
 
     @OptionGroup var options: GlobalOptions

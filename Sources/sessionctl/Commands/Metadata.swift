@@ -11,10 +11,34 @@ import SessionKit
 struct Metadata: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read and edit your user_metadata through Auth0's Management API.",
-        discussion: "Needs a session for the Management API audience (https://TENANT/api/v2/) with the scopes "
-            + "read:current_user and update:current_user_metadata.",
+        discussion: "Needs a session for the Management API audience with the scopes read:current_user and "
+            + "update:current_user_metadata: sessionctl configure --audience https://TENANT/api/v2/ --scope "
+            + "\"openid profile email offline_access read:current_user update:current_user_metadata\", then "
+            + "sessionctl login.\n\nExamples: sessionctl metadata get; sessionctl metadata set theme=dark; "
+            + "sessionctl metadata unset theme",
         subcommands: [Get.self, Set.self, Unset.self]
     )
+
+    /// `body`, with a Management API refusal of the session's token (401, 403) told as what to configure: the
+    /// audience of the issuer's Management API and its scopes, as sessionctl's own options.
+    static func advising<T>(_ context: SessionContext, _ body: () async throws(SessionKitError) -> T)
+        async throws(SessionKitError) -> T
+    {
+        do {
+            return try await body()
+        } catch  where error.code == .invalidConfiguration && [401, 403].contains(error.httpStatus ?? 0) {
+            let issuer = context.configuration.issuer.absoluteString
+            let api = issuer.hasSuffix("/") ? issuer + "api/v2/" : issuer + "/api/v2/"
+            let scope = ProviderConfiguration.defaultScope + " read:current_user update:current_user_metadata"
+            let profile = ShellWord.quoted(context.resolved.profile)
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "\(error.message.prefix { $0 != ":" }): the session's token is not for the Management API "
+                    + "or lacks its scopes; run: sessionctl configure --profile \(profile) --audience \(api) --scope "
+                    + "\(ShellWord.quoted(scope)) && sessionctl login --profile \(profile)",
+                httpStatus: error.httpStatus, underlyingError: error)
+        }
+    }
 
     /// The signed-in user's id, from the cached profile or the ID token.
     static func subject(_ session: SessionManager) async throws(SessionKitError) -> String {
@@ -38,9 +62,12 @@ struct Metadata: AsyncParsableCommand {
 
         func run() async throws {
             try await reporting {
-                let session = try SessionContext.make(options).session
-                let user = try await ManagementClient(session: session)
-                    .user(id: try await Metadata.subject(session), fields: ["user_metadata"])
+                let context = try SessionContext.make(options)
+                let session = context.session
+                let user = try await Metadata.advising(context) { () async throws(SessionKitError) in
+                    try await ManagementClient(session: session)
+                        .user(id: try await Metadata.subject(session), fields: ["user_metadata"])
+                }
                 let metadata = user["user_metadata"] ?? .object([:])
                 guard let key else {
                     return try Metadata.printJSON(metadata)
@@ -93,9 +120,12 @@ struct Metadata: AsyncParsableCommand {
 
 private func patch(_ options: GlobalOptions, _ changes: [String: JSONValue]) async throws {
     try await reporting {
-        let session = try SessionContext.make(options).session
-        let user = try await ManagementClient(session: session)
-            .patchUserMetadata(id: try await Metadata.subject(session), changes)
+        let context = try SessionContext.make(options)
+        let session = context.session
+        let user = try await Metadata.advising(context) { () async throws(SessionKitError) in
+            try await ManagementClient(session: session)
+                .patchUserMetadata(id: try await Metadata.subject(session), changes)
+        }
         try Metadata.printJSON(user["user_metadata"] ?? .object([:]))
     }
 }

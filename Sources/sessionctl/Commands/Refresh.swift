@@ -9,7 +9,9 @@ import SessionKit
 
 /// `sessionctl refresh`: renews now, whatever the expiry.
 struct Refresh: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Renew the session now with the refresh token.")
+    static let configuration = CommandConfiguration(
+        abstract: "Renew the session now with the refresh token.",
+        discussion: "Example: sessionctl refresh && sessionctl status")
 
     @OptionGroup var options: GlobalOptions
 

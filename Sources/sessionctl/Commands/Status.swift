@@ -12,7 +12,8 @@ import SessionKit
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show whether you are signed in, as whom, until when, and where the session is stored.",
-        discussion: "Exit code 0 when signed in (valid or renewable), 1 when you must sign in."
+        discussion: "Exit code 0 when signed in (valid or renewable), 1 when you must sign in.\n\n"
+            + "Examples: sessionctl status; sessionctl status --json | jq .expires_at"
     )
 
     @OptionGroup var options: GlobalOptions

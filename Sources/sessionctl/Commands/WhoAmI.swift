@@ -11,7 +11,8 @@ import SessionKit
 struct WhoAmI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
-        abstract: "Show your profile (fetched from the provider; the cached one when offline)."
+        abstract: "Show your profile (fetched from the provider; the cached one when offline).",
+        discussion: "Examples: sessionctl whoami; sessionctl whoami --json"
     )
 
     @OptionGroup var options: GlobalOptions

@@ -20,8 +20,8 @@ struct SessionContext {
 
     /// Builds the provider client, the encrypted store and the session manager for the profile.
     ///
-    /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is
-    /// reported on standard error unless `warnOnFallback` is `false` (`status` shows it itself). A client
+    /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is noted on
+    /// standard error, once per sessions folder, unless `warnOnFallback` is `false` (`status` shows it itself). A client
     /// secret that `configure` saved, and the DPoP key of a profile that uses one, are read from the store unless
     /// `readsStoredSecret` is `false` (the local token path, which sends nothing to the provider).
     static func make(_ options: GlobalOptions, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
@@ -37,9 +37,7 @@ struct SessionContext {
         var resolved = try flags.resolved()
         let folder = resolved.sessionsDirectory ?? Self.defaultStoreFolder
         let selection = try openStore(resolved, folder: folder)
-        if warnOnFallback, let warning = selection.warning {
-            Terminal.err("sessionctl: warning: \(warning) (pass --store keyring to fail instead)")
-        }
+        if warnOnFallback, selection.warning != nil { noteFallbackOnce(folder: folder) }
         if resolved.clientSecret == nil, readsStoredSecret, resolved.settings.clientSecretInStore == true {
             resolved.clientSecret = try ClientSecret.stored(in: selection.store, profile: resolved.profile)
         }
@@ -56,6 +54,18 @@ struct SessionContext {
             resolved: resolved, configuration: configuration, storeFolder: folder, storeSelection: selection,
             provider: provider, session: session
         )
+    }
+
+    /// Says once per sessions folder, in one line, that no keyring answered and the key is in a file: every command
+    /// would otherwise repeat it. `status` shows the whole warning every time.
+    static func noteFallbackOnce(folder: String) {
+        let marker = folder + "/.key-file-fallback-noted"
+        guard !FileManager.default.fileExists(atPath: marker) else { return }
+        Terminal.err(
+            "sessionctl: note: no keyring answered, so the session key is in a file beside the session (mode 0600); "
+                + "--store file chooses that and ends this note, --store kernel keeps the key in the kernel keyring, "
+                + "`sessionctl status` says more")
+        _ = FileManager.default.createFile(atPath: marker, contents: nil, attributes: [.posixPermissions: 0o600])
     }
 
     /// The secure store for `resolved`'s settings in `folder`.
