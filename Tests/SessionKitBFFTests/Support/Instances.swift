@@ -97,43 +97,34 @@ final class ProcessInstance: BFFInstance {
         emulator: AuthEmulator, deployment: BFFPostgres.Deployment, keyFile: URL, publicURL: URL? = nil,
         extraArguments: [String] = []
     ) async throws -> ProcessInstance {
-        let port = try await LoopbackPort.unused()
-        let url = URL(string: "http://127.0.0.1:\(port)")!
         guard let database = BFFPostgres.url else { throw BFFPostgres.Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
-        process.arguments =
+        let secret = try secretFile(beside: keyFile).path
+        return try await launch { url in
             [
-                "--port", "\(port)", "--public-url", (publicURL ?? url).absoluteString,
-                "--issuer", emulator.issuer.absoluteString, "--database-url", database,
-                "--sealing-key-file", keyFile.path, "--service", deployment.service,
-                "--client-secret-file", try secretFile(beside: keyFile).path,
+                "--public-url", (publicURL ?? url).absoluteString, "--issuer", emulator.issuer.absoluteString,
+                "--database-url", database, "--sealing-key-file", keyFile.path, "--service", deployment.service,
+                "--client-secret-file", secret,
             ] + extraArguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let instance = ProcessInstance(url: url, process: process)
-        do {
-            try await waitUntilAnswering(instance)
-        } catch {
-            await instance.stop()
-            throw error
         }
-        return instance
     }
 
     /// Starts `sessionkit-bff --store memory` against `emulator` (no database), with the sealing key in `keyFile`.
     static func startInMemory(emulator: AuthEmulator, keyFile: URL) async throws -> ProcessInstance {
+        try await launch { _ in
+            ["--issuer", emulator.issuer.absoluteString, "--store", "memory", "--sealing-key-file", keyFile.path]
+        }
+    }
+
+    /// Runs `sessionkit-bff --port PORT` on a free loopback port with the arguments `arguments` gives for its URL,
+    /// and waits until it answers.
+    private static func launch(_ arguments: (URL) throws -> [String]) async throws -> ProcessInstance {
         let port = try await LoopbackPort.unused()
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
-        process.arguments = [
-            "--port", "\(port)", "--issuer", emulator.issuer.absoluteString, "--store", "memory",
-            "--sealing-key-file", keyFile.path,
-        ]
+        process.arguments = ["--port", "\(port)"] + (try arguments(url))
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
         try process.run()
         let instance = ProcessInstance(url: url, process: process)
         do {
