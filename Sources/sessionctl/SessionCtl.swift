@@ -35,7 +35,7 @@ struct SessionCtl: AsyncParsableCommand {
         version: SessionKitVersion.current,
         subcommands: [
             Configure.self, Login.self, Status.self, Token.self, WhoAmI.self, Metadata.self, Refresh.self,
-            Logout.self, GitCredential.self,
+            Logout.self, GitCredential.self, Kubeconfig.self,
         ]
     )
 

@@ -1,155 +1,22 @@
 import ArgumentParser
-import Crypto
-import SecureStore
-import SessionKit
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// `sessionctl git-credential get|store|erase`: a git credential helper that answers with a fresh access token.
-///
-/// ```sh
-/// sessionctl configure --profile gitlab --git-host gitlab.example.com   # unless it is the issuer's host
-/// git config --global credential.https://gitlab.example.com.helper '!sessionctl git-credential --profile gitlab'
-/// ```
-///
-/// A token goes only to a host and port that the profile claims, over https (``GitHostClaim``). Never interactive:
-/// when it gives no token (a host not claimed, a sign-in needed) it says why on standard error and answers nothing,
-/// so git goes on to its next helper or its prompt. `store` keeps nothing (the session is the store); `erase`, which
-/// git sends after the server refused the token, marks that token stale so that the next `get` renews it (the
-/// session is kept).
+/// `sessionctl git-credential`: the git credential helper (``GitCredentialAnswer``, the default subcommand, so that
+/// git's `sessionctl git-credential get` reaches it) and the command that sets git up to use it
+/// (``GitCredentialConfigure``).
 struct GitCredential: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
-        abstract: "A git credential helper: answer git's 'get' with a fresh access token.",
+        abstract: "A git credential helper that answers with a fresh access token, and the command that sets it up.",
         discussion: """
-            Configure it for one forge, with the '!' that makes git run it as a command: git config --global \
-            credential.https://FORGE.helper '!sessionctl git-credential --profile P'. Never set an unscoped \
-            credential.helper to it: every host git talks to would ask it. A token goes only to a host and port that \
-            a profile claims: its issuer's own (a forge that is its own provider), or one saved with \
-            sessionctl configure --profile P --git-host HOST[:PORT] (port 443 unless named; --no-git-hosts forgets \
-            them). With --profile (or SESSIONCTL_PROFILE), that profile must claim git's host and port (the port \
-            git names, else 443 for https, 80 for http); without, exactly one profile must. Plain http only to \
-            this machine (localhost, 127.x.y.z, ::1), or with --allow-http. Otherwise it answers nothing and says \
-            on standard error why and what would change that. git 2.41 and later read password_expiry_utc; \
-            git 2.46 and later, which announce capability[]=authtype, get the token as a Bearer credential.
-            """
+            Set git up once for a forge, then git asks sessionctl for a token on each clone, fetch and push:
+
+              sessionctl git-credential configure --profile gitlab            # the issuer's host
+              sessionctl git-credential configure --profile P --host git.example.com
+
+            git runs the helper as 'sessionctl git-credential [--profile P] get|store|erase'; see \
+            sessionctl git-credential answer --help.
+            """,
+        subcommands: [GitCredentialAnswer.self, GitCredentialConfigure.self],
+        defaultSubcommand: GitCredentialAnswer.self
     )
-
-    /// The names of the options that ``GitCredentialFastPath`` reads as well, written once.
-    enum OptionName {
-        static let username = "username"
-        static let minTTL = "min-ttl"
-        static let allowHTTP = "allow-http"
-    }
-
-    enum Operation: String, ExpressibleByArgument, CaseIterable {
-        case get, store, erase
-    }
-
-    @OptionGroup var options: GlobalOptions
-
-    @Option(
-        name: .customLong(OptionName.username),
-        help: "The username git sends with the token (forges accept any; GitLab and Gitea document oauth2).")
-    var username = "oauth2"
-
-    @Option(name: .customLong(OptionName.minTTL), help: "Seconds the token must stay valid for git's request.")
-    var minTTL = 60
-
-    @Flag(
-        name: .customLong(OptionName.allowHTTP),
-        help: ArgumentHelp(
-            "Answer plain http to a claimed host that is not this machine too (the token crosses the network "
-                + "unencrypted; for a network you trust)."))
-    var allowHTTP = false
-
-    @Argument(help: "What git asks: get, store or erase.")
-    var operation: Operation
-
-    func run() async throws {
-        // The fast path may have read git's request already (standard input can be read only once).
-        let input = GitCredentialFastPath.request()
-        let request: GitCredentialRequest
-        do {
-            request = try GitCredentialRequest(parsing: input)
-        } catch {
-            Terminal.err("sessionctl git-credential: \(error)")
-            throw ExitCode.validationFailure
-        }
-        guard operation != .store else { return }  // the session is the store
-        let flags: SettingFlags
-        do {
-            flags = try GitHostClaim.flags(options.flags, for: request, allowsHTTP: allowHTTP)
-        } catch {
-            // Neither a get nor an erase for a host the profile does not claim: git goes on without this helper.
-            Terminal.err("sessionctl git-credential: \(error)")
-            return
-        }
-        do {
-            let context = try SessionContext.make(flags, warnOnFallback: false)
-            let stale = StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)
-            switch operation {
-            case .erase:
-                let presented = request.attributes["credential"] ?? request.attributes["password"]
-                if let presented { try stale.mark(presented) }
-            case .get:
-                var credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
-                if try stale.matches(credentials.accessToken.unsafeRawValue) {
-                    credentials = try await context.session.renew()
-                    try stale.clear()
-                }
-                guard
-                    let answer = request.answer(
-                        token: credentials.accessToken.unsafeRawValue, username: username,
-                        expiresAt: credentials.expiresAt)
-                else {
-                    Terminal.err(
-                        "sessionctl git-credential: the access token or --username holds a character that git's "
-                            + "credential protocol cannot carry (a line break or a control character); nothing was "
-                            + "answered")
-                    return
-                }
-                Terminal.outRaw(answer)
-            case .store:
-                return
-            }
-        } catch {
-            // git reads nothing from standard output, and goes on to its next helper or prompt.
-            let advice =
-                error.code == .signInRequired
-                ? "; sign in with: sessionctl login --profile \(ShellWord.quoted(flags.profileName))" : ""
-            Terminal.err("sessionctl git-credential: \(error.messageForCLI(profile: flags.profileName))\(advice)")
-        }
-    }
-}
-
-/// The access token git last reported refused (`erase`), as a digest in the secure store: the next `get` that would
-/// answer with it renews instead. Processes share it, and renewing is single-flight across them.
-struct StaleToken {
-    let store: any SecureStore
-    let profile: String
-
-    private var key: String { "sessionctl.git-stale-token." + profile }
-
-    private static func digest(_ token: String) -> String {
-        Hex.string(Array(SHA256.hash(data: Data(token.utf8))))
-    }
-
-    func mark(_ token: String) throws(SessionKitError) {
-        do { try store.setString(Self.digest(token), forKey: key) } catch { throw SessionKitError(storeError: error) }
-    }
-
-    func matches(_ token: String) throws(SessionKitError) -> Bool {
-        do { return try store.string(forKey: key) == Self.digest(token) } catch {
-            throw SessionKitError(storeError: error)
-        }
-    }
-
-    func clear() throws(SessionKitError) {
-        do { try store.deleteItem(forKey: key) } catch { throw SessionKitError(storeError: error) }
-    }
 }

@@ -43,15 +43,15 @@ struct GitCredentialFastPath {
             }
             let name = String(argument.dropFirst(2).prefix { $0 != "=" })
             let inline = argument.firstIndex(of: "=").map { String(argument[argument.index(after: $0)...]) }
-            if name == GitCredential.OptionName.allowHTTP {
+            if name == GitCredentialAnswer.OptionName.allowHTTP {
                 guard inline == nil else { return nil }
                 parsed.allowsHTTP = true
                 continue
             }
             guard let value = inline ?? rest.popFirst(), inline != nil || !value.hasPrefix("-") else { return nil }
             switch name {
-            case GitCredential.OptionName.username: parsed.username = value
-            case GitCredential.OptionName.minTTL:
+            case GitCredentialAnswer.OptionName.username: parsed.username = value
+            case GitCredentialAnswer.OptionName.minTTL:
                 guard let seconds = Int(value) else { return nil }
                 parsed.minTTL = seconds
             case _ where TokenFastPath.settingNames.contains(name): parsed.options[name] = value

@@ -133,8 +133,7 @@ struct Login: AsyncParsableCommand {
     private func redirect(_ settings: ProfileSettings) throws(SessionKitError) -> BrowserSignIn.Redirect {
         if let redirectURI { return .uri(try LoopbackRedirectURI(redirectURI)) }
         if let redirectPort { return .port(redirectPort) }
-        if let saved = settings.redirectURI { return .uri(try LoopbackRedirectURI(saved)) }
-        return .port(settings.redirectPort ?? 0)
+        return try .saved(in: settings)
     }
 
     private func passwordSignIn(_ context: SessionContext) async throws(SessionKitError) -> Credentials {

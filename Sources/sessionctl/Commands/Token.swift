@@ -11,8 +11,12 @@ import SessionKit
 struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print an access token valid for at least --min-ttl seconds, renewing silently when needed.",
-        discussion: "Never interactive: when a sign-in is needed it exits 1 and says so. "
-            + "--output exec-credential prints a Kubernetes ExecCredential for kubectl's exec plugin. "
+        discussion: "Never interactive: when a sign-in is needed it exits 1 and names the sessionctl login to run. "
+            + "--output exec-credential prints a Kubernetes ExecCredential for kubectl's exec plugin (with "
+            + "--id-token, the ID token, as Kubernetes' OpenID Connect authenticator takes it; sessionctl kubeconfig "
+            + "prints the kubeconfig user); there, when kubectl says a person is at the terminal "
+            + "(KUBERNETES_EXEC_INFO's spec.interactive, with interactiveMode IfAvailable) and there is no session, "
+            + "it signs in as sessionctl login does, on standard error, and then prints the credential. "
             + "--audience A [--scope S] prints an access token for API A from the same session, renewed with the "
             + "session's refresh token (Auth0's Multi-Resource Refresh Token): one sign-in, several APIs."
     )
@@ -71,40 +75,47 @@ struct Token: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let format = json ? Format.json : output
         try await reporting(profile: options.profileName) {
-            // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
-            // status warn about it where a person looks.
-            let (api, sessionFlags) = try APITokenRequest.split(options.flags)
-            let context = try SessionContext.make(sessionFlags, warnOnFallback: false)
-            var credentials: Credentials
-            if let api {
-                credentials = try await api.credentials(context.session, minTTL: TimeInterval(minTTL))
-            } else {
-                credentials = try await context.session.credentials(minTTL: TimeInterval(minTTL))
+            do {
+                try await printToken(format: format)
+            } catch let error as SessionKitError where error.code == .signInRequired {
+                throw Self.advising(error, profile: options.profileName, format: format, info: .current)
             }
-            if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
-                credentials = try await context.session.renew()
-            }
-            // Said on the renewing path only: the fast path serves the same fresh token without a word.
-            if credentials.livesShorter(than: TimeInterval(minTTL)), let expiresAt = credentials.expiresAt {
-                let lifetime = Int(expiresAt.timeIntervalSince(credentials.receivedAt).rounded())
-                Terminal.err(
-                    "note: the provider's access tokens live \(lifetime) s, less than --min-ttl \(minTTL); "
-                        + "printing a fresh one")
-            }
-            if dpopProof.count == 2, let url = URL(string: dpopProof[1]) {
-                if let dpopNonce { context.provider.useDPoPNonce(dpopNonce, for: url) }
-                let headers = try await context.provider.authorizationHeaders(
-                    for: credentials, method: dpopProof[0].uppercased(), url: url)
-                Terminal.out(headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-                return
-            }
-            guard let text = try Self.text(of: credentials, idToken: idToken, format: json ? .json : output) else {
-                throw SessionKitError(
-                    code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
-            }
-            Terminal.out(text)
         }
+    }
+
+    /// Prints the token in `format`, renewing it when needed; signs in first when it must and kubectl allows it.
+    private func printToken(format: Format) async throws {
+        // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
+        // status warn about it where a person looks.
+        let (api, sessionFlags) = try APITokenRequest.split(options.flags)
+        let context = try SessionContext.make(sessionFlags, warnOnFallback: false)
+        var credentials = try await Self.credentials(
+            api, context, minTTL: TimeInterval(minTTL),
+            signingIn: KubernetesExecInfo.allowsSignIn(format: format, info: .current))
+        if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
+            credentials = try await context.session.renew()
+        }
+        // Said on the renewing path only: the fast path serves the same fresh token without a word.
+        if credentials.livesShorter(than: TimeInterval(minTTL)), let expiresAt = credentials.expiresAt {
+            let lifetime = Int(expiresAt.timeIntervalSince(credentials.receivedAt).rounded())
+            Terminal.err(
+                "note: the provider's access tokens live \(lifetime) s, less than --min-ttl \(minTTL); "
+                    + "printing a fresh one")
+        }
+        if dpopProof.count == 2, let url = URL(string: dpopProof[1]) {
+            if let dpopNonce { context.provider.useDPoPNonce(dpopNonce, for: url) }
+            let headers = try await context.provider.authorizationHeaders(
+                for: credentials, method: dpopProof[0].uppercased(), url: url)
+            Terminal.out(headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            return
+        }
+        guard let text = try Self.text(of: credentials, idToken: idToken, format: format) else {
+            throw SessionKitError(
+                code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
+        }
+        Terminal.out(text)
     }
 
     /// Prints the token when the store already holds one valid for `--min-ttl`, synchronously, and says

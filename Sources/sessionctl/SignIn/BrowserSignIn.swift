@@ -18,6 +18,12 @@ struct BrowserSignIn {
         case port(Int)
         /// Exactly this URI.
         case uri(LoopbackRedirectURI)
+
+        /// The profile's saved redirect (`configure --redirect-uri`, else `--redirect-port`), else a free port.
+        static func saved(in settings: ProfileSettings) throws(SessionKitError) -> Redirect {
+            if let saved = settings.redirectURI { return .uri(try LoopbackRedirectURI(saved)) }
+            return .port(settings.redirectPort ?? 0)
+        }
     }
 
     let context: SessionContext

@@ -1,8 +1,9 @@
 /// Splits a command line into words as a POSIX shell would, for quoting only: single quotes, double quotes
 /// (with `\"` and `\\` inside) and backslash escapes. No expansion of any kind.
-enum ShellWords {
+/// sessionctl reads the helper lines of git's config with it too.
+package enum ShellWords {
     /// The words of `line`.
-    static func split(_ line: String) -> [String] {
+    package static func split(_ line: String) -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
