@@ -58,6 +58,10 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
     private let linger: Duration
     private let busyWithin: Duration
     private let key: @Sendable (Request) -> Key
+    /// The monotonic clock of `busyWithin` and the linger (a test's own, to control them).
+    private let now: @Sendable () -> ContinuousClock.Instant
+    /// Waits out a linger, or less when the task is cancelled (a test's own clock, to control it).
+    private let sleep: @Sendable (Duration) async -> Void
 
     /// - Parameters:
     ///   - maxInFlight: The most statements of this kind out at once (at least 1).
@@ -66,15 +70,21 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
     ///   - busyWithin: A call made when nothing waits lingers as such a batch does if a statement of its kind went
     ///     out less than this long ago (`.zero`: never; needs a `linger`).
     ///   - key: What two requests must not share to go out together.
+    ///   - now: The monotonic clock; `ContinuousClock`'s by default.
+    ///   - sleep: Sleeps for a duration on that clock, returning early when the task is cancelled.
     init(
         maxInFlight: Int, maxBatch: Int, linger: Duration = .zero, busyWithin: Duration = .zero,
-        key: @escaping @Sendable (Request) -> Key
+        key: @escaping @Sendable (Request) -> Key,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        sleep: @escaping @Sendable (Duration) async -> Void = { _ = try? await Task.sleep(for: $0) }
     ) {
         self.maxInFlight = max(1, maxInFlight)
         self.maxBatch = max(1, maxBatch)
         self.linger = linger
         self.busyWithin = linger > .zero ? busyWithin : .zero
         self.key = key
+        self.now = now
+        self.sleep = sleep
     }
 
     /// How many calls wait now, for tests and metrics.
@@ -90,17 +100,17 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
         let turn = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
                 let waiter = Waiter(id: id, request: request, continuation: continuation)
-                let (now, full, lingers) = state.withLock { state -> (Turn?, Task<Void, Never>?, Bool) in
+                let (immediate, full, lingers) = state.withLock { state -> (Turn?, Task<Void, Never>?, Bool) in
                     if Task.isCancelled { return (.answered(.failure(Self.cancelled)), nil, false) }
                     if state.inFlight < maxInFlight && state.waiting.isEmpty {
                         // The statement's slot is this call's either way: sent now, or after a linger.
                         state.inFlight += 1
-                        let now = ContinuousClock.now
-                        if let last = state.lastSent, now - last < busyWithin {
+                        let instant = now()
+                        if let last = state.lastSent, instant - last < busyWithin {
                             state.waiting.append(waiter)
                             return (nil, nil, true)
                         }
-                        state.lastSent = now
+                        state.lastSent = instant
                         return (.sendNow, nil, false)
                     }
                     state.waiting.append(waiter)
@@ -110,7 +120,7 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
                 }
                 // A whole batch waits: no reason to linger any longer.
                 full?.cancel()
-                if let now { continuation.resume(returning: now) }
+                if let immediate { continuation.resume(returning: immediate) }
                 if lingers { sendBatch(lingering: true, send: send) }
             }
         } onCancel: {
@@ -164,7 +174,7 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
             // one that makes it whole ends the linger (the sleep is a task of its own, so that ending it early
             // never cancels the statement).
             if lingers {
-                let sleeper = Task { _ = try? await Task.sleep(for: linger) }
+                let sleeper = Task { [sleep, linger] in await sleep(linger) }
                 let full = state.withLock { state in
                     state.lingering = sleeper
                     return state.waiting.count >= maxBatch
@@ -175,7 +185,7 @@ final class StatementBatcher<Request: Sendable, Key: Hashable & Sendable, Answer
             }
             let batch = state.withLock { state in
                 let batch = nextBatch(&state.waiting)
-                if !batch.isEmpty { state.lastSent = ContinuousClock.now }
+                if !batch.isEmpty { state.lastSent = now() }
                 return batch
             }
             // Every waiting call was cancelled during the linger: give the slot back.
