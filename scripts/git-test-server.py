@@ -17,12 +17,13 @@ import argparse
 import base64
 import http.server
 import os
-import signal
 import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.request
+
+import loopback_serve
 
 BACKEND = "/usr/lib/git-core/git-http-backend"
 
@@ -128,12 +129,7 @@ def main():
         do_POST = handle_any
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    server.serve_forever()
+    loopback_serve.serve(server, args.port_file)
     return 0
 
 

@@ -17,12 +17,12 @@ command.
 import argparse
 import http.server
 import json
-import os
-import signal
 import ssl
 import subprocess
 import sys
 import threading
+
+import loopback_serve
 
 API_VERSIONS = {
     "kind": "APIVersions",
@@ -105,15 +105,10 @@ def main():
             self.answer(200, document)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(args.cert_file, key_file)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    server.serve_forever()
+    loopback_serve.serve(server, args.port_file)
     return 0
 
 

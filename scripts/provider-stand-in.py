@@ -24,10 +24,9 @@ import argparse
 import http.server
 import itertools
 import json
-import os
-import signal
 import sys
-import threading
+
+import loopback_serve
 
 
 def main():
@@ -115,12 +114,7 @@ def main():
                 self.answer(404, {"error": "not_found"})
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    server.serve_forever()
+    loopback_serve.serve(server, args.port_file)
     return 0
 
 
