@@ -180,6 +180,17 @@ struct CLI: Sendable {
     }
 }
 
+extension CLI.Result {
+    /// What `process` (its standard input already closed) printed and how it ended, once it has.
+    static func of(_ process: SpawnedProcess) async throws -> CLI.Result {
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        return CLI.Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self),
+            stderr: String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
+
 /// A test step that could not go on, saying why.
 struct TestFailure: Error, CustomStringConvertible {
     let description: String

@@ -42,11 +42,7 @@ struct GitCredentialConfigureTests {
                 path: "/usr/bin/git", arguments: ["-C", directory ?? cli.home.path] + arguments,
                 environment: environment)
             try process.standardInput.close()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-            return CLI.Result(
-                status: process.terminationStatus,
-                stdout: String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self),
-                stderr: String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self))
+            return try await CLI.Result.of(process)
         }
 
         /// The values of `key` in the global config.

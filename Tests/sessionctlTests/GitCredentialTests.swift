@@ -79,11 +79,7 @@ struct GitCredentialTests {
             let process = try SpawnedProcess(
                 path: "/usr/bin/git", arguments: ["-C", directory] + arguments, environment: env)
             try process.standardInput.close()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-            return CLI.Result(
-                status: process.terminationStatus,
-                stdout: String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self),
-                stderr: String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self))
+            return try await CLI.Result.of(process)
         }
 
         func stop() {

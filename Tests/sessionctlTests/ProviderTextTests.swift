@@ -125,8 +125,7 @@ func shell(_ script: String, lines: Bool = true) async throws -> [String] {
     let process = try SpawnedProcess(
         path: "/bin/sh", arguments: ["-c", script], environment: ProcessInfo.processInfo.environment)
     try process.standardInput.close()
-    while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-    let output = String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self)
+    let output = try await CLI.Result.of(process).stdout
     guard lines else { return [output] }
     return output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
 }
