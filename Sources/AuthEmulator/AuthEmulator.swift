@@ -16,7 +16,8 @@ import NIOCore
 /// await emulator.stop()
 /// ```
 public final class AuthEmulator: Sendable {
-    /// The issuer URL, with the trailing slash Auth0 uses, e.g. `http://127.0.0.1:51234/`.
+    /// The issuer URL, with the trailing slash Auth0 uses, e.g. `http://127.0.0.1:51234/` (or the configuration's
+    /// `publicIssuer`).
     public let issuer: URL
     /// The configuration the emulator runs with.
     public let configuration: Configuration
@@ -42,7 +43,7 @@ public final class AuthEmulator: Sendable {
     }
 
     /// The port the emulator listens on.
-    public var port: Int { issuer.port ?? 0 }
+    public var port: Int { core.port }
 
     /// The OpenID Connect discovery document's URL, `<issuer>.well-known/openid-configuration`.
     public var discoveryURL: URL { issuer.appendingPathComponent(".well-known/openid-configuration") }
@@ -95,7 +96,9 @@ public final class AuthEmulator: Sendable {
                 let port = serverChannel.localAddress?.port ?? configuration.port ?? 0
                 let core = EmulatorCore(
                     configuration: configuration,
-                    issuer: Self.issuerString(host: configuration.host, port: port),
+                    issuer: configuration.publicIssuer.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+                        ?? Self.issuerString(host: configuration.host, port: port),
+                    port: port,
                     clock: clock,
                     state: state,
                     keys: keys,

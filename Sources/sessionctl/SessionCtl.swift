@@ -23,8 +23,9 @@ struct SessionCtl: AsyncParsableCommand {
             SESSIONCTL_CLIENT_SECRET (a confidential client's secret, for this run), SESSIONCTL_CLIENT_AUTH \
             (auto|basic|post), SESSIONCTL_AUDIENCE, SESSIONCTL_SCOPE, SESSIONCTL_STORE (auto|keyring|kernel|file), \
             SESSIONCTL_SESSIONS_DIR (the folder that holds the sessions), SESSIONCTL_DPOP (1: DPoP-bound tokens), \
-            BROWSER, XDG_CONFIG_HOME, XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the \
-            saved profile.
+            SESSIONCTL_CA_FILE (a PEM certificate authority to trust), SSL_CERT_FILE (trusted too), HTTPS_PROXY, \
+            HTTP_PROXY and NO_PROXY (as curl reads them; loopback is never proxied), BROWSER, XDG_CONFIG_HOME, \
+            XDG_STATE_HOME, NO_COLOR. Flags win over the environment, which wins over the saved profile.
 
             Examples:
               sessionctl configure --issuer https://TENANT.eu.auth0.com/ --client-id ID

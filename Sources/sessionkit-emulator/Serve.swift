@@ -16,6 +16,13 @@ struct Serve: AsyncParsableCommand {
     var testControls = false
     @Option(name: .customLong("auto-sign-in"), help: "Sign this user in at /authorize without a form (test mode).")
     var autoSignIn: String?
+    @Option(
+        name: .customLong("public-issuer"),
+        help: ArgumentHelp(
+            "The issuer to publish when clients reach the emulator through a TLS front or a proxy "
+                + "(e.g. https://idp.test/; default: http://127.0.0.1:PORT/).",
+            valueName: "URL"))
+    var publicIssuer: String?
 
     func run() async throws {
         var configuration: AuthEmulator.Configuration
@@ -29,6 +36,7 @@ struct Serve: AsyncParsableCommand {
         if let port { configuration.port = port }
         if testControls { configuration.testControlsEnabled = true }
         if let autoSignIn { configuration.autoSignInUser = autoSignIn }
+        if let publicIssuer { configuration.publicIssuer = publicIssuer }
         let emulator: AuthEmulator
         do {
             emulator = try await AuthEmulator.start(configuration: configuration)

@@ -55,6 +55,10 @@ extension AuthEmulator {
         /// only `/userinfo` answers them, as OpenID Connect Core 5.4 allows when an access token is issued and as
         /// some providers do by default.
         public var profileClaimsInIDToken = true
+        /// The issuer the emulator names itself by, when clients reach it through a TLS front or a proxy (for
+        /// instance `https://idp.test/`, to try a private certificate authority and an HTTPS proxy); by default
+        /// `http://HOST:PORT/`. Every URL it publishes (discovery, tokens' `iss`, endpoints) starts with it.
+        public var publicIssuer: String?
         /// A JSON file that keeps grants, users' metadata, signing keys and the clock across restarts.
         public var stateFile: String?
         /// The applications that may ask for tokens.
@@ -127,7 +131,7 @@ extension AuthEmulator {
             case host, allowNonLoopbackHost, port, signingAlgorithm, omitsIDTokenKeyID, clientAuthenticationMethods
             case lifetimes, refreshTokenRotation, keyRotationOverlap
             case autoSignInUser, testControlsEnabled, stateFile, clients, users, apis, backchannelLogoutTimeout
-            case offlineAccessIsAScope, dpopNonceRequired, profileClaimsInIDToken
+            case offlineAccessIsAScope, dpopNonceRequired, profileClaimsInIDToken, publicIssuer
         }
 
         /// Decodes a configuration; every key is optional.
@@ -154,6 +158,7 @@ extension AuthEmulator {
             self.offlineAccessIsAScope = try c.decodeIfPresent(Bool.self, forKey: .offlineAccessIsAScope) ?? true
             self.dpopNonceRequired = try c.decodeIfPresent(Bool.self, forKey: .dpopNonceRequired) ?? false
             self.profileClaimsInIDToken = try c.decodeIfPresent(Bool.self, forKey: .profileClaimsInIDToken) ?? true
+            self.publicIssuer = try c.decodeIfPresent(String.self, forKey: .publicIssuer)
             self.stateFile = try c.decodeIfPresent(String.self, forKey: .stateFile)
             self.clients = try c.decodeIfPresent([Client].self, forKey: .clients) ?? defaults.clients
             self.users = try c.decodeIfPresent([User].self, forKey: .users) ?? defaults.users

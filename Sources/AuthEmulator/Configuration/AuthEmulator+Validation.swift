@@ -11,6 +11,9 @@ extension AuthEmulator.Configuration {
                     + "127.0.0.1, ::1 or localhost unless allowNonLoopbackHost is set")
         }
         if let port, !(0...65_535).contains(port) { throw fail("port \(port) is out of range") }
+        if let publicIssuer, !Self.isDeliverable(publicIssuer) || URL(string: publicIssuer)?.query != nil {
+            throw fail("publicIssuer \(publicIssuer) must be an absolute http or https URL without a query")
+        }
         let l = lifetimes
         let values = [
             l.accessToken, l.idToken, l.refreshTokenIdle, l.refreshTokenAbsolute, l.authorizationCode, l.deviceCode,

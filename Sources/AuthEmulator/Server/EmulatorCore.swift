@@ -7,6 +7,8 @@ final class EmulatorCore: Sendable {
     let configuration: AuthEmulator.Configuration
     /// The issuer with its trailing slash, e.g. `http://127.0.0.1:8080/`.
     let issuer: String
+    /// The port the server listens on (not always the issuer's: see `publicIssuer`).
+    let port: Int
     let clock: EmulatorClock
     let state: EmulatorState
     let keys: SigningKeys
@@ -20,6 +22,7 @@ final class EmulatorCore: Sendable {
     init(
         configuration: AuthEmulator.Configuration,
         issuer: String,
+        port: Int,
         clock: EmulatorClock,
         state: EmulatorState,
         keys: SigningKeys,
@@ -28,6 +31,7 @@ final class EmulatorCore: Sendable {
     ) {
         self.configuration = configuration
         self.issuer = issuer
+        self.port = port
         self.clock = clock
         self.state = state
         self.keys = keys

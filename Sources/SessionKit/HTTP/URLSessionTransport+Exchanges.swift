@@ -6,6 +6,9 @@
     #if canImport(FoundationNetworking)
         import FoundationNetworking
     #endif
+    #if canImport(Security)
+        import Security
+    #endif
 
     extension URLSessionTransport {
         /// The session's delegate: collects each task's answer, refuses redirects, caps bodies and ends tasks
@@ -19,6 +22,15 @@
             }
 
             private let running = Mutex<[Int: Exchange]>([:])
+            /// The DER certificates of the authorities trusted besides the system's.
+            private let anchors: [Data]
+            /// The proxies, for the user and password a proxy asks for.
+            private let proxy: ProxyRules?
+
+            init(anchors: [Data], proxy: ProxyRules?) {
+                self.anchors = anchors
+                self.proxy = proxy
+            }
 
             /// Starts `task`, to resume `continuation` with its outcome; cancels it after `timeout`.
             func start(
@@ -67,6 +79,41 @@
             ) {
                 completionHandler(nil)  // Never follow: the redirect itself is the answer.
             }
+
+            #if canImport(Darwin)
+                /// Evaluates the server's certificate with the extra authorities as anchors besides the system's,
+                /// and answers a proxy's request for its user and password.
+                func urlSession(
+                    _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+                ) {
+                    let space = challenge.protectionSpace
+                    if space.authenticationMethod == NSURLAuthenticationMethodServerTrust, !anchors.isEmpty,
+                        let trust = space.serverTrust
+                    {
+                        let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+                        SecTrustSetAnchorCertificates(trust, certificates as CFArray)
+                        SecTrustSetAnchorCertificatesOnly(trust, false)
+                        if SecTrustEvaluateWithError(trust, nil) {
+                            completionHandler(.useCredential, URLCredential(trust: trust))
+                        } else {
+                            completionHandler(.cancelAuthenticationChallenge, nil)
+                        }
+                        return
+                    }
+                    if space.isProxy(), challenge.previousFailureCount == 0,
+                        let server = [proxy?.https, proxy?.http].compactMap({ $0 }).first(where: {
+                            $0.host == space.host && $0.port == space.port && $0.user != nil
+                        }), let user = server.user
+                    {
+                        let password = server.password?.unsafeRawValue ?? ""
+                        let credential = URLCredential(user: user, password: password, persistence: .none)
+                        completionHandler(.useCredential, credential)
+                        return
+                    }
+                    completionHandler(.performDefaultHandling, nil)
+                }
+            #endif
 
             func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
                 guard let exchange = running.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }

@@ -20,28 +20,68 @@
     /// let provider = ProviderClient(configuration: configuration, transport: URLSessionTransport())
     /// ```
     public final class URLSessionTransport: HTTPTransport {
-        private let session: URLSession
+        /// The session for direct requests.
+        private let direct: URLSession
+        /// A session for each proxy of ``network`` (Apple platforms).
+        private let proxied: [ProxyServer: URLSession]
         private let exchanges: Exchanges
+        /// The certificate authorities and proxy this transport was given.
+        public let network: NetworkOptions
 
         /// One transport for the whole process, over an ephemeral session.
         public static let shared = URLSessionTransport()
 
-        /// A transport over a new session made from `configuration` (ephemeral by default; its cache, cookie
-        /// and credential storage are turned off whatever it says).
-        public init(configuration: URLSessionConfiguration = .ephemeral) {
+        /// A transport over new sessions made from `configuration` (ephemeral by default; its cache, cookie and
+        /// credential storage are turned off whatever it says).
+        ///
+        /// - Parameter network: Certificate authorities trusted besides the system's, and a proxy. On Apple
+        ///   platforms the authorities are added when the server's certificate is evaluated, and each proxy gets a
+        ///   session of its own, chosen per request by ``ProxyRules``. On Linux FoundationNetworking has no setting
+        ///   for either (libcurl follows `HTTPS_PROXY` and `NO_PROXY` from the environment by itself), so requests
+        ///   fail with ``SessionKitError/Code/invalidConfiguration`` unless `network` is the default: use
+        ///   `AsyncHTTPClientTransport` there.
+        public init(configuration: URLSessionConfiguration = .ephemeral, network: NetworkOptions = NetworkOptions()) {
             configuration.urlCache = nil
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
             configuration.httpCookieStorage = nil
             configuration.httpShouldSetCookies = false
             configuration.urlCredentialStorage = nil
-            let exchanges = Exchanges()
+            let anchors = PEMCertificates.der(inFiles: network.certificateAuthorityFiles) ?? []
+            let exchanges = Exchanges(anchors: anchors, proxy: network.proxy)
             self.exchanges = exchanges
-            self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
+            self.network = network
+            direct = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
+            var proxied: [ProxyServer: URLSession] = [:]
+            #if canImport(Darwin)
+                for proxy in Set([network.proxy?.https, network.proxy?.http].compactMap { $0 }) {
+                    // URLSessionConfiguration.copy() returns a URLSessionConfiguration.
+                    let settings = configuration.copy() as! URLSessionConfiguration
+                    settings.connectionProxyDictionary = Self.proxyDictionary(proxy)
+                    proxied[proxy] = URLSession(configuration: settings, delegate: exchanges, delegateQueue: nil)
+                }
+            #endif
+            self.proxied = proxied
         }
 
         deinit {
-            session.finishTasksAndInvalidate()
+            direct.finishTasksAndInvalidate()
+            for session in proxied.values { session.finishTasksAndInvalidate() }
         }
+
+        #if canImport(Darwin)
+            /// CFNetwork's proxy settings for every request of a session through `proxy`.
+            private static func proxyDictionary(_ proxy: ProxyServer) -> [AnyHashable: Any] {
+                switch proxy.kind {
+                case .http:
+                    [
+                        "HTTPEnable": 1, "HTTPProxy": proxy.host, "HTTPPort": proxy.port,
+                        "HTTPSEnable": 1, "HTTPSProxy": proxy.host, "HTTPSPort": proxy.port,
+                    ]
+                case .socks5:
+                    ["SOCKSEnable": 1, "SOCKSProxy": proxy.host, "SOCKSPort": proxy.port]
+                }
+            }
+        #endif
 
         /// Sends `request` and collects the answer, within `timeout` in all.
         public func send(_ request: HTTPRequest, timeout: Duration) async throws(SessionKitError) -> HTTPResponse {
@@ -51,8 +91,20 @@
             outgoing.httpMethod = request.method
             for (name, value) in request.headers { outgoing.addValue(value, forHTTPHeaderField: name) }
             outgoing.httpBody = request.body
-            let task = session.dataTask(with: outgoing)
             let host = request.url.host ?? "the provider"
+            #if !canImport(Darwin)
+                guard network.isDefault else {
+                    throw SessionKitError(
+                        code: .invalidConfiguration,
+                        message: "URLSessionTransport on Linux cannot trust extra certificate authorities or use a "
+                            + "proxy: FoundationNetworking has no setting for them (libcurl follows HTTPS_PROXY and "
+                            + "NO_PROXY from the environment by itself); use AsyncHTTPClientTransport(network:), the "
+                            + "Linux default, or add the authority to the system's store (update-ca-certificates)")
+                }
+            #endif
+            try network.check()
+            let session = network.proxy?.server(for: request.url).flatMap { proxied[$0] } ?? direct
+            let task = session.dataTask(with: outgoing)
             let outcome: Result<HTTPResponse, Failure> = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     exchanges.start(task, timeout: timeout, continuation: continuation)
@@ -77,6 +129,14 @@
                     code: .networkFailure,
                     message: "\(host) closed the connection before its answer was complete; check the network, "
                         + "the session is kept")
+            case .failure(.transport(let error)) where Self.isCertificateFailure(error):
+                let reason = error.code == .unknown ? error.localizedDescription : "URLError \(error.code.rawValue)"
+                throw SessionKitError(
+                    code: .networkFailure,
+                    message: "the TLS handshake with \(host) failed (\(reason)); if its certificate is signed by a "
+                        + "private certificate authority, trust that authority's PEM file "
+                        + "(NetworkOptions.certificateAuthorityFiles); the session is kept",
+                    underlyingError: CertificateTrustFailure(host: host, reason: reason, underlying: error))
             case .failure(.transport(let error)):
                 throw SessionKitError(
                     code: .networkFailure,
@@ -85,6 +145,19 @@
                     underlyingError: error
                 )
             }
+        }
+
+        /// The URL errors of a certificate the client did not accept.
+        private static let certificateFailures: Set<URLError.Code> = [
+            .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .secureConnectionFailed,
+        ]
+
+        /// Whether `error` is a certificate the client did not accept: one of Foundation's codes for it, or, on
+        /// Linux, where FoundationNetworking reports libcurl's TLS failures as an unknown error, libcurl's words.
+        private static func isCertificateFailure(_ error: URLError) -> Bool {
+            certificateFailures.contains(error.code)
+                || (error.code == .unknown && error.localizedDescription.contains("SSL certificate problem"))
         }
 
         /// Why an exchange failed.

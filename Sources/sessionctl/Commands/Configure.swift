@@ -109,6 +109,8 @@ struct Configure: AsyncParsableCommand {
             profile.audience = options.audience ?? profile.audience
             profile.scope = options.scope ?? profile.scope
             profile.clientAuth = options.clientAuth ?? profile.clientAuth
+            // Absolute: git and kubectl run sessionctl from other folders.
+            profile.caFile = options.caFile.map(Self.absolutePath) ?? profile.caFile
             if let dpop { profile.dpop = dpop ? true : nil }
             if let redirectURI {
                 profile.redirectURI = try LoopbackRedirectURI(redirectURI).description
@@ -137,6 +139,7 @@ struct Configure: AsyncParsableCommand {
                 profile: name, settings: profile, sessionsDirectory: options.sessionsDirectory,
                 storePolicy: try options.storePolicy(), clientSecret: given)
             _ = try resolved.providerConfiguration()
+            if options.caFile != nil { _ = try resolved.networkOptions() }
             if given != nil || forgetClientSecret {
                 try saveSecret(given, for: resolved)
                 profile.clientSecretInStore = given != nil ? true : nil
@@ -147,6 +150,11 @@ struct Configure: AsyncParsableCommand {
             if given != nil { Terminal.out("Saved the client secret in the secure store") }
             if forgetClientSecret { Terminal.out("Deleted the saved client secret") }
         }
+    }
+
+    /// `path` made absolute against the current folder.
+    private static func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// Saves `secret` for the profile in its secure store, or deletes the saved one when `secret` is `nil`.

@@ -14,7 +14,7 @@ struct TokenFastPath {
 
     /// The settings options every command takes (``GlobalOptions``), each with a value.
     static let settingNames: Set<String> = [
-        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store",
+        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store", "ca-file",
     ]
     private static let valued = settingNames.union(["min-ttl", "output"])
 
@@ -61,6 +61,6 @@ struct TokenFastPath {
         SettingFlags(
             profile: options["profile"], issuer: options["issuer"], clientID: options["client-id"],
             clientAuth: options["client-auth"], audience: options["audience"], scope: options["scope"],
-            sessionsDirectory: options["sessions-dir"], store: options["store"])
+            sessionsDirectory: options["sessions-dir"], store: options["store"], caFile: options["ca-file"])
     }
 }

@@ -26,6 +26,8 @@ enum ExitStatus {
         case .providerError where error.oauthError == "invalid_scope": badConfiguration
         case .invalidInput: ExitCode.validationFailure
         case .stepUpRequired: stepUpRequired
+        // An untrusted certificate will not change by itself: the user names the authority (`--ca-file`).
+        case .networkFailure where error.underlyingError is CertificateTrustFailure: badConfiguration
         default: providerFailure
         }
     }

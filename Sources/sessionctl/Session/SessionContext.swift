@@ -48,12 +48,30 @@ struct SessionContext {
             configuration.dpop = try DPoPKey.stored(
                 in: selection.store, forKey: "sessionctl.dpop-key." + resolved.profile)
         }
-        let provider = ProviderClient(configuration: configuration)
+        let provider = ProviderClient(configuration: configuration, transport: Self.transport(resolved))
         let session = SessionManager(provider: provider, store: selection.store, account: resolved.profile)
         return SessionContext(
             resolved: resolved, configuration: configuration, storeFolder: folder, storeSelection: selection,
             provider: provider, session: session
         )
+    }
+
+    /// The platform's transport with the proxy and certificate authorities of `resolved`; when those settings are
+    /// wrong, a transport that fails each request with the error that says so, so that commands that send nothing
+    /// (a valid token read locally) still work.
+    static func transport(_ resolved: ResolvedSettings) -> any HTTPTransport {
+        let network: NetworkOptions
+        do {
+            network = try resolved.networkOptions()
+        } catch {
+            return RefusingTransport(error: error)
+        }
+        if network.isDefault { return ProviderClient.defaultTransport }
+        #if canImport(Darwin)
+            return URLSessionTransport(network: network)
+        #else
+            return AsyncHTTPClientTransport(network: network)
+        #endif
     }
 
     /// Says once per sessions folder, in one line, that no keyring answered and the key is in a file: every command

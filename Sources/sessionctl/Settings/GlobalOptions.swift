@@ -59,12 +59,21 @@ struct GlobalOptions: ParsableArguments {
     )
     var store: String?
 
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Trust the certificate authority in this PEM file besides the system's, for a provider whose certificate "
+                + "a private authority signed (env SESSIONCTL_CA_FILE; SSL_CERT_FILE is trusted too; `configure` "
+                + "saves it). Proxies come from HTTPS_PROXY, HTTP_PROXY and NO_PROXY.",
+            valueName: "FILE"))
+    var caFile: String?
+
     /// These options as plain values.
     var flags: SettingFlags {
         SettingFlags(
             profile: profile, issuer: issuer, clientID: clientID, clientSecretFile: clientSecretFile,
             clientSecretStdin: clientSecretStdin, clientAuth: clientAuth, audience: audience, scope: scope,
-            sessionsDirectory: sessionsDirectory, store: store)
+            sessionsDirectory: sessionsDirectory, store: store, caFile: caFile)
     }
 
     /// The profile's name after flags and environment.
@@ -90,6 +99,7 @@ struct SettingFlags {
     var scope: String?
     var sessionsDirectory: String?
     var store: String?
+    var caFile: String?
 
     /// The profile's name after flags and environment.
     var profileName: String {
@@ -113,6 +123,7 @@ struct SettingFlags {
         settings.audience = audience ?? environment("SESSIONCTL_AUDIENCE") ?? saved.audience
         settings.scope = scope ?? environment("SESSIONCTL_SCOPE") ?? saved.scope
         settings.clientAuth = clientAuth ?? environment("SESSIONCTL_CLIENT_AUTH") ?? saved.clientAuth
+        settings.caFile = caFile ?? environment("SESSIONCTL_CA_FILE") ?? saved.caFile
         if let dpop = environment("SESSIONCTL_DPOP") {
             settings.dpop = ["1", "true", "yes"].contains(dpop.lowercased())
         }
@@ -146,6 +157,29 @@ struct ResolvedSettings {
     let storePolicy: StoreSelection.Policy
     /// The client secret given to this run, or read from the secure store.
     var clientSecret: Secret?
+
+    /// How requests reach the provider: `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` and `SSL_CERT_FILE` from the
+    /// environment, and the profile's certificate authority file (`--ca-file`).
+    ///
+    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` naming the variable or file that is wrong.
+    func networkOptions() throws(SessionKitError) -> NetworkOptions {
+        let names = ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "SSL_CERT_FILE"]
+        var environment: [String: String] = [:]
+        for name in names + names.map({ $0.lowercased() }) { environment[name] = Environment.value(name) }
+        var options = try NetworkOptions.fromEnvironment(environment)
+        if let file = settings.caFile, !options.certificateAuthorityFiles.contains(file) {
+            options.certificateAuthorityFiles.append(file)
+            do {
+                try options.check()
+            } catch {
+                throw SessionKitError(
+                    code: .invalidConfiguration,
+                    message: error.message + "; or change it with `sessionctl configure --profile "
+                        + "\(ShellWord.quoted(profile)) --ca-file FILE`")
+            }
+        }
+        return options
+    }
 
     /// The provider configuration, or an error that says which setting is missing or wrong.
     func providerConfiguration() throws(SessionKitError) -> ProviderConfiguration {

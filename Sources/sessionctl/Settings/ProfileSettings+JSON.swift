@@ -35,6 +35,7 @@ extension ProfileSettings {
         clientSecretInStore = try read.bool(CodingKeys.clientSecretInStore.rawValue)
         dpop = try read.bool(CodingKeys.dpop.rawValue)
         gitHosts = try read.strings(CodingKeys.gitHosts.rawValue)
+        caFile = try read.string(CodingKeys.caFile.rawValue)
         if let endpoints = object.member(CodingKeys.endpoints.rawValue) {
             guard let members = endpoints.objectValue else {
                 throw ConfigFormatError(path: "\(path).endpoints", reason: "not an object")

@@ -31,6 +31,9 @@ struct ProfileSettings: Encodable, Equatable {
     /// Forges, as `HOST:PORT`, that `git-credential` may give this profile's tokens to besides the issuer's own
     /// host and port (`configure --git-host`); see ``GitHostClaim``.
     var gitHosts: [String]?
+    /// A PEM file of a certificate authority trusted besides the system's (`configure --ca-file`), as an absolute
+    /// path.
+    var caFile: String?
 
     /// Endpoint overrides for providers whose discovery omits some.
     struct Endpoints: Encodable, Equatable {
@@ -53,6 +56,7 @@ struct ProfileSettings: Encodable, Equatable {
         case clientSecretInStore = "client_secret_in_secure_store"
         case dpop
         case gitHosts = "git_hosts"
+        case caFile = "ca_file"
     }
 }
 
