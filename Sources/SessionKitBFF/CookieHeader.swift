@@ -7,7 +7,7 @@ import Hummingbird
 /// value is what follows the `=` signs after the name (none: no value).
 /// Hummingbird's parse walks every field as `Character`s and makes a string of every pair; this one compares bytes
 /// and makes a string of the one value it returns. Every forwarded request reads its session cookie: this read
-/// took about 4% off the back end's CPU per forwarded request (docs/benchmarks-history.md, session 25).
+/// took about 4% off the back end's CPU per forwarded request (see `Benchmarks/bff.sh`).
 enum CookieHeader {
     /// The value of the first cookie named `name` in `fields`, or `nil` when there is none.
     static func value(named name: String, in fields: HTTPFields) -> String? {

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Session cookies this back end opened lately, by their value: a browser sends the same cookie on every request
 /// until the back end refreshes it (at most once a minute), and opening one (base64url, AES-GCM, the parse) cost
-/// about 3% of the CPU of a forwarded request (docs/benchmarks-history.md, session 25).
+/// about 3% of the CPU of a forwarded request (see `Benchmarks/bff.sh`).
 ///
 /// Only values that opened with the back end's key are kept, so a flood of made-up cookies never fills it; once it
 /// holds `capacity` of them it starts again from empty. A value maps to what opening it gives, always the same, so

@@ -143,7 +143,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.metrics = StoreMetrics(factory: metrics ?? MetricsSystem.factory)
         self.connectionConfiguration = try configuration.connectionConfiguration()
         // A statement out at a time, at most 100 calls in it; calls behind one linger up to 50 ms, and so does a
-        // call that finds none out if one went out less than 20 ms ago (docs/benchmarks-history.md, issue 23).
+        // call that finds none out if one went out less than 20 ms ago (see `Benchmarks/server.sh`).
         self.leaseReads = StatementBatcher(
             maxInFlight: 1, maxBatch: 100, linger: .milliseconds(50), busyWithin: .milliseconds(20), key: \.digest)
         self.updates = StatementBatcher(

@@ -41,7 +41,7 @@ final class StoreMetrics: Sendable {
 
     /// A call's action as a metric's dimension: "reading an item" → "reading_an_item". Every call makes one, so
     /// by hand: Foundation's `replacingOccurrences` goes through `NSString` on Linux, which was about a third of the
-    /// store's own CPU per statement (`LOAD_STATEMENT_COST`, docs/benchmarks-history.md).
+    /// store's own CPU per statement (`LOAD_STATEMENT_COST`, see `Benchmarks/server.sh`).
     static func operation(_ action: String) -> String {
         var operation = String.UnicodeScalarView()
         for scalar in action.unicodeScalars where scalar != "'" {

@@ -42,7 +42,7 @@ struct SessionCtl: AsyncParsableCommand {
 
     /// Runs the command. `sessionctl token` and `sessionctl git-credential get` with valid stored credentials are
     /// answered before ArgumentParser or anything asynchronous starts: no thread pool, no HTTP client (see
-    /// docs/benchmarks-history.md); every other case, including any error, goes through ArgumentParser's usual path.
+    /// see `Benchmarks/cli.sh`); every other case, including any error, goes through ArgumentParser's usual path.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "token", let fast = TokenFastPath.parse(arguments.dropFirst()),

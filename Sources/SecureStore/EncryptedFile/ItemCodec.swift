@@ -46,7 +46,7 @@ enum ItemCodec {
     /// Decodes a payload made by ``encode(_:)``, in the order it holds the items.
     ///
     /// A list, not a dictionary: building a `[String: Data]` makes the runtime check `String: Hashable`, and the
-    /// first such check scans every conformance of a binary as large as `sessionctl` (docs/benchmarks-history.md, issue 13).
+    /// first such check scans every conformance of a binary as large as `sessionctl` (see `Benchmarks/cli.sh`).
     /// Readers of one item search the list; writers turn it into a dictionary with ``dictionary(_:)``.
     static func decode(_ payload: Data) throws(DecodingError) -> [Item] {
         let bytes = [UInt8](payload)

@@ -11,8 +11,8 @@ extension DPoPKey {
     /// fragment), with a fresh `jti` every time, `ath` bound to `accessToken` when one is sent, and the server's
     /// `nonce` when it asked for one.
     ///
-    /// The JWS is put together here (the header once per key, the claims by ``JSONTextWriter``) and signed by swift-crypto (or the Secure Enclave, whose key jwt-kit cannot
-    /// hold); the emulator checks every proof with jwt-kit.
+    /// The JWS is put together here (the header once per key, the claims by ``JSONTextWriter``) and signed by
+    /// swift-crypto (or the Secure Enclave, whose key jwt-kit cannot hold); the emulator checks every proof with jwt-kit.
     ///
     /// ``ProviderClient/proof(for:method:url:)`` adds the nonce a server gave last; use that for an API request.
     ///
@@ -27,7 +27,8 @@ extension DPoPKey {
         }
         target.query = nil
         target.fragment = nil
-        // The claims, written by JSONTextWriter: JSONEncoder cost three signatures' worth per proof (docs/benchmarks-history.md).
+        // The claims, written by JSONTextWriter: JSONEncoder cost three signatures' worth per proof
+        // (see `Benchmarks/cli.sh`).
         var claims: [String: JSONValue] = [
             "jti": .string(PKCE.randomToken(bytes: 16)), "htm": .string(method.uppercased()),
             "htu": .string(target.string ?? url.absoluteString), "iat": .int(Int(now.timeIntervalSince1970)),

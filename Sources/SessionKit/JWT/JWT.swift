@@ -39,7 +39,7 @@ public struct JWT: Sendable, CustomStringConvertible {
             throw JWTDecodingError(part: .token, reason: "the token is empty")
         }
         // Split on the byte, not the `Character`: walking a token's grapheme clusters was half the cost of
-        // decoding it (docs/benchmarks-history.md, session 25). A dot's byte is never part of another scalar's UTF-8.
+        // decoding it (see `idtoken-bench`). A dot's byte is never part of another scalar's UTF-8.
         let segments = trimmed.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
             .map { Substring($0) }
         guard segments.count == 3 else {

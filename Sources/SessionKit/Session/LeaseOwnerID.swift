@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Unique across processes (the prefix is a random UUID) and across the managers of one process (the counter),
 /// without a random draw for each manager: a server makes a manager for every session it serves, and drawing a
-/// UUID was three quarters of the CPU of making one (docs/benchmarks-history.md, session 22).
+/// UUID was three quarters of the CPU of making one (see `Benchmarks/server.sh`).
 /// An owner name says nothing about the session and holds no secret.
 enum LeaseOwnerID {
     private static let process = UUID().uuidString

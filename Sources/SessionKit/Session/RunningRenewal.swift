@@ -2,7 +2,7 @@
 ///
 /// A class around the task rather than the task itself: a `Mutex<Task<Credentials, any Error>?>` makes the
 /// runtime check at start-up that `any Error` conforms to `Error`, and in a binary the size of `sessionctl`
-/// that first check scans every protocol conformance in it (docs/benchmarks-history.md, issue 13).
+/// that first check scans every protocol conformance in it (see `Benchmarks/cli.sh`).
 final class RunningRenewal: Sendable {
     /// The renewal; its value is the renewed credentials.
     let task: Task<Credentials, any Error>

@@ -8,7 +8,7 @@
 /// instead of `JSONEncoder`.
 ///
 /// Every `sessionctl token` and every app launch reads the record; `JSONDecoder` reaches the record's types
-/// through dynamic casts whose first use scans the binary's protocol conformances (docs/benchmarks-history.md), which
+/// through dynamic casts whose first use scans the binary's protocol conformances (see `Benchmarks/cli.sh`), which
 /// costs more than the rest of the read. Every renewal writes it, on a server once per session per renewal.
 /// The form read and written here is the one `Codable` writes (the tests check that each field round-trips,
 /// through this pair and through `JSONDecoder`): dates as seconds since 2001-01-01, tokens as strings.

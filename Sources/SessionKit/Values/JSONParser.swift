@@ -7,7 +7,7 @@
 /// A strict RFC 8259 parser from UTF-8 bytes to ``JSONValue``, without `Codable`.
 ///
 /// `JSONDecoder` finds its way through a `Codable` type with dynamic casts, and in a program the size of
-/// `sessionctl` the first of each kind scans every protocol conformance in the binary (docs/benchmarks-history.md): more
+/// `sessionctl` the first of each kind scans every protocol conformance in the binary (see `Benchmarks/cli.sh`): more
 /// than the whole work of `sessionctl token`. This parser is a plain loop over the bytes. Its results match
 /// `JSONDecoder` on every document (the tests compare them), and it refuses what JSON refuses: trailing
 /// commas, comments, leading zeros, unescaped control characters, lone surrogates, trailing content and

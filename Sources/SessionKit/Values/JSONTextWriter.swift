@@ -3,7 +3,7 @@
 ///
 /// `JSONEncoder` reaches a value through `Codable` containers and boxes it twice on the way: a 2.5 KB value shaped
 /// like a session record, which a server writes on every renewal, took it 3.6 times as long to write as
-/// ``JSONParser`` takes to read it; this writer takes about as long as the parser (docs/benchmarks-history.md, session 22). What
+/// ``JSONParser`` takes to read it; this writer takes about as long as the parser (see `Benchmarks/server.sh`). What
 /// it writes, `JSONDecoder` and ``JSONParser`` read back as the same value (the tests compare them), doubles to the
 /// last bit.
 struct JSONTextWriter {

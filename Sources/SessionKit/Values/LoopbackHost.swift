@@ -9,7 +9,7 @@ package enum LoopbackHost {
     /// Whether `host` (as `URL.host` gives it) is a loopback address or `localhost`.
     package static func contains(_ host: String) -> Bool {
         // Trimmed by hand: `trimmingCharacters(in:)` goes through NSString, a measurable part of every
-        // `sessionctl token` (docs/benchmarks-history.md).
+        // `sessionctl token` (see `Benchmarks/cli.sh`).
         var bare = Substring(host)
         if bare.first == "[", bare.last == "]" {
             bare = bare.dropFirst().dropLast()

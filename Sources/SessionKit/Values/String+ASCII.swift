@@ -3,7 +3,7 @@
 /// HTTP header names, token types and auth schemes compare case-insensitively in ASCII only (RFC 9110 §5.1,
 /// RFC 6749 §5.1), and URLs percent-encode UTF-8 bytes (RFC 3986 §2.1). Keeping these here lets every SessionKit
 /// module import FoundationEssentials alone on Linux, so a program such as `sessionctl` links neither Foundation's
-/// Objective-C layer nor ICU (docs/benchmarks-history.md, issue 26: start-up).
+/// Objective-C layer nor ICU (see `Benchmarks/cli.sh`).
 extension StringProtocol {
     /// Whether this text equals `other` when ASCII letters are compared without case.
     func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {

@@ -2,7 +2,7 @@
 ///
 /// ArgumentParser finds a command's options by reflection and dynamic casts, and in a binary this size
 /// the first casts scan every protocol conformance in it: about three quarters of the instructions of a
-/// `sessionctl token` run (docs/benchmarks-history.md). This reads only the options `token` documents, in their
+/// `sessionctl token` run (see `Benchmarks/cli.sh`). This reads only the options `token` documents, in their
 /// `--name value` and `--name=value` forms; anything else (help, a typo, a bad value) makes `parse`
 /// return `nil`, and ArgumentParser then parses and reports as usual.
 struct TokenFastPath {

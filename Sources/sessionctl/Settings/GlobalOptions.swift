@@ -87,7 +87,7 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// The settings flags of ``GlobalOptions`` as plain values: what `token`'s fast path fills in without
-/// ArgumentParser, whose option types cost that path a protocol-conformance scan to build (docs/benchmarks-history.md).
+/// ArgumentParser, whose option types cost that path a protocol-conformance scan to build (see `Benchmarks/cli.sh`).
 struct SettingFlags {
     var profile: String?
     var issuer: String?

@@ -1,7 +1,7 @@
 import SessionKit
 
 /// Reading `config.json` with SessionKit's JSON parser instead of `JSONDecoder`: every `sessionctl token`
-/// reads it, and `Codable` decoding costs more than the rest of that command (docs/benchmarks-history.md). Writing
+/// reads it, and `Codable` decoding costs more than the rest of that command (see `Benchmarks/cli.sh`). Writing
 /// stays with `JSONEncoder`; the tests check that what `configure` writes reads back the same.
 extension ConfigFile {
     /// Reads the config file's JSON; a member of the wrong type is an error naming it.
