@@ -1,0 +1,27 @@
+// A test starts its own emulator, drives its clock and faults, and ends sessions (AuthEmulator.md).
+
+// snippet.hide
+import AuthEmulator
+import Foundation
+// snippet.show
+// snippet.start
+var configuration = AuthEmulator.Configuration(testControlsEnabled: true)
+configuration.autoSignInUser = AuthEmulator.User.aliceEmail  // /authorize signs Alice in without a form
+let emulator = try await AuthEmulator.start(configuration: configuration)
+print(emulator.summary)
+// … point the client at emulator.issuer …
+try await emulator.controls.advanceClock(by: 86_401)  // expire the access token
+try await emulator.controls.inject(.processThenDrop.only(.refreshToken).times(1), into: .token)
+await emulator.stop()
+// snippet.end
+
+// snippet.hide
+func backchannelLogout(on emulator: AuthEmulator, to receiverURL: URL) async throws {
+    // snippet.show
+    // snippet.logout
+    try await emulator.controls.setBackchannelLogoutURI(receiverURL, forClient: AuthEmulator.Client.confidentialID)
+    try await emulator.controls.endSessions(forUser: AuthEmulator.User.aliceID)
+    let delivery = try await emulator.controls.backchannelDeliveries().last
+    // snippet.hide
+    _ = delivery
+}

@@ -1,0 +1,65 @@
+// Tokens for several APIs, DPoP-bound tokens and step-up (TokenFeatures.md, one slice per block).
+
+// snippet.hide
+import Foundation
+import SecureStore
+import SessionKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+let issuer = URL(string: "https://example.eu.auth0.com/")!
+let clientID = "YOUR_CLIENT_ID"
+let store = MemoryStore(service: "com.example.app.session")
+let url = URL(string: "https://api.example.com/orders")!
+let callback = URL(string: "com.example.app://callback")!
+// snippet.show
+// snippet.dpop
+var configuration = try ProviderConfiguration(issuer: issuer, clientID: clientID)
+configuration.dpop = try DPoPKey.stored(in: store)  // P-256, made on first use, kept beside the session
+let provider = ProviderClient(configuration: configuration)
+let session = SessionManager(provider: provider, store: store)
+
+// An API request: Authorization: DPoP <token>, and a proof for this method and URL.
+let credentials = try await session.credentials(minTTL: 60)
+var request = URLRequest(url: url)
+for (name, value) in try await provider.authorizationHeaders(for: credentials, method: "GET", url: url) {
+    request.setValue(value, forHTTPHeaderField: name)
+}
+let (data, response) = try await URLSession.shared.data(for: request)
+if let http = response as? HTTPURLResponse, http.statusCode == 401 {
+    let answer = HTTPResponse(status: 401, headers: http.allHeaderFields.map { ("\($0.key)", "\($0.value)") })
+    if provider.learnDPoPNonce(from: answer, for: url) {
+        // Send the request once more, with new headers.
+    }
+}
+// snippet.end
+
+// snippet.hide
+func severalAPIs() async throws {
+    // snippet.show
+    // snippet.audiences
+    let own = try await session.credentials(minTTL: 60)  // the configured audience
+    let payments = try await session.credentials(audience: "https://payments.example.com/", scope: "pay")
+    // snippet.hide
+    _ = (own, payments)
+}
+
+func stepUp() async throws {
+    // snippet.show
+    // snippet.step-up
+    do {
+        _ = try await session.credentials(minTTL: 60)
+    } catch {
+        guard error.code == .stepUpRequired else { throw error }
+        let request = try await provider.authorizationRequest(
+            redirectURI: callback, stepUp: error.stepUp ?? StepUpChallenge())
+        // Sign in with `request` (ASWebAuthenticationSession, the loopback listener) and store the result.
+        // snippet.hide
+        _ = request
+        // snippet.show
+    }
+    // An API's challenge: StepUpChallenge(wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate")!)
+    // snippet.hide
+}
