@@ -9,7 +9,8 @@ import SessionKitServer
 /// callback to the browser (and the tab's sign-in) that started it.
 ///
 /// All are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with the `__Host-` prefix when the public URL is
-/// `https`, so no subdomain can set or read them. Cookies are read with Hummingbird's parser.
+/// `https`, so no subdomain can set or read them. Cookies are read from the `Cookie` fields by ``CookieHeader``,
+/// which finds one cookie without parsing the others.
 struct SessionCookies: Sendable {
     /// The session cookie's full name: `__Host-sessionkit` over https, `sessionkit` otherwise.
     let sessionName: String

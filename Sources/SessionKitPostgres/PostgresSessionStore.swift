@@ -19,10 +19,13 @@ import Synchronization
 /// move one to another row. Each row records its key id (for rotation), a generation counter that every write
 /// increments, and when it was last written.
 ///
-/// ``update(forKey:_:)`` runs in one transaction holding a transaction-scoped advisory lock for the key and
-/// the row lock, so no writer in this process or any other instance can change the item between the read
-/// and the write. `SessionManager` keeps its renewal lease inside the session record and takes it with
-/// `update`, so two instances never renew the same refresh token at once.
+/// It is a ``SecureStore/VersionedSecureStore``: a session manager reads an item with its generation and writes it
+/// back only if the generation is still the one it read (``replace(forKey:ifVersion:with:dueAt:)``), in one round
+/// trip; a refused write brings the stored item back. A renewal lease lives beside the value, in the row's
+/// `lease_owner` and `lease_until` columns, and is taken by the read that finds the session due
+/// (``leaseIfDue(forKey:dueBy:lease:)``), so two instances never renew the same refresh token at once. Concurrent
+/// calls of those two kinds go out batched, a statement for up to 100 (docs/design-postgres-store.md).
+/// ``update(forKey:_:)``, for other callers, runs in one transaction holding the key's advisory lock and the row lock.
 ///
 /// Every write and delete sends `NOTIFY sessionkit_items`, naming the item by its key's digest and never by the
 /// key itself, so other instances can drop or replace cached copies (``changes()``). A conditional write's
