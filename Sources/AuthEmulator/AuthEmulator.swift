@@ -123,18 +123,20 @@ public final class AuthEmulator: Sendable {
         switch await iterator.next() {
         case .success(let core)?:
             guard let issuer = URL(string: core.issuer) else {
-                throw AuthEmulatorError(.invalidConfiguration, "The host \(configuration.host) makes no valid URL")
+                throw AuthEmulatorError(
+                    code: .invalidConfiguration, message: "The host \(configuration.host) makes no valid URL")
             }
             logger.debug("AuthEmulator listening", metadata: ["issuer": "\(core.issuer)"])
             return AuthEmulator(issuer: issuer, core: core, server: server, runTask: runTask)
         case .failure(let error)?:
             throw AuthEmulatorError(
-                .bindFailed,
-                "Cannot listen on \(configuration.host):\(configuration.port ?? 0); pick another port",
-                underlying: error
+                code: .bindFailed,
+                message:
+                    "Cannot listen on \(configuration.host):\(configuration.port ?? 0); pick another port",
+                underlyingError: error
             )
         case nil:
-            throw AuthEmulatorError(.bindFailed, "The server stopped before it started listening")
+            throw AuthEmulatorError(code: .bindFailed, message: "The server stopped before it started listening")
         }
     }
 

@@ -1,32 +1,32 @@
 /// An error from starting, configuring or controlling the emulator.
 ///
-/// Errors on the wire (OAuth and Management API errors) are HTTP responses, not this type.
+/// Errors on the wire (OAuth and Management API errors) are HTTP responses, not this type. Its shape is that of
+/// SessionKit's other errors (`SessionKitError`, `SecureStoreError`): a ``Code`` to switch on, a message, the
+/// underlying error.
 public struct AuthEmulatorError: Error, Sendable, CustomStringConvertible {
     /// A stable code to switch on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String {
+        enum Storage: String, Hashable, Sendable {
             case invalidConfiguration, bindFailed, controlsDisabled, notFound, stateFile, signing
         }
 
-        private let value: Value
-
-        private init(_ value: Value) { self.value = value }
+        let storage: Storage
 
         /// The configuration is invalid or could not be read.
-        public static let invalidConfiguration = Code(.invalidConfiguration)
+        public static let invalidConfiguration = Code(storage: .invalidConfiguration)
         /// The server could not listen on the requested address.
-        public static let bindFailed = Code(.bindFailed)
+        public static let bindFailed = Code(storage: .bindFailed)
         /// A test control was used while `testControlsEnabled` is off.
-        public static let controlsDisabled = Code(.controlsDisabled)
+        public static let controlsDisabled = Code(storage: .controlsDisabled)
         /// A test control named something (a user, a device code) that does not exist.
-        public static let notFound = Code(.notFound)
+        public static let notFound = Code(storage: .notFound)
         /// The state file could not be read or written.
-        public static let stateFile = Code(.stateFile)
+        public static let stateFile = Code(storage: .stateFile)
         /// A signing key could not be created or used.
-        public static let signing = Code(.signing)
+        public static let signing = Code(storage: .signing)
 
         /// The code's name.
-        public var description: String { value.rawValue }
+        public var description: String { storage.rawValue }
     }
 
     /// What failed.
@@ -37,10 +37,10 @@ public struct AuthEmulatorError: Error, Sendable, CustomStringConvertible {
     public let underlyingError: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+    public init(code: Code, message: String, underlyingError: (any Error)? = nil) {
         self.code = code
         self.message = message
-        self.underlyingError = underlying
+        self.underlyingError = underlyingError
     }
 
     /// The code and message, and the underlying error's type when present.

@@ -94,25 +94,30 @@ extension BackendForFrontend {
                 let host = publicURL.host, !host.isEmpty
             else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the public URL '\(publicURL.absoluteString)' is not an absolute http(s) URL; "
+                    code: .invalidConfiguration,
+                    message:
+                        "the public URL '\(publicURL.absoluteString)' is not an absolute http(s) URL; "
                         + "give the origin browsers use, such as https://app.example.com")
             }
             if scheme == "http" && !LoopbackHost.contains(host) {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the public URL '\(publicURL.absoluteString)' is plain http on a host that is not loopback: "
+                    code: .invalidConfiguration,
+                    message:
+                        "the public URL '\(publicURL.absoluteString)' is plain http on a host that is not loopback: "
                         + "the session cookie would travel in clear; serve the app over https")
             }
             guard prefix.isEmpty || (prefix.hasPrefix("/") && !prefix.hasSuffix("/")) else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the prefix '\(prefix)' must be empty or start with '/' and not end with one, such as /bff")
+                    code: .invalidConfiguration,
+                    message:
+                        "the prefix '\(prefix)' must be empty or start with '/' and not end with one, such as /bff")
             }
             guard ReturnPath.validated(postLogoutRedirectPath) != nil else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the post-logout redirect path '\(postLogoutRedirectPath)' must be a path on this site, such as /")
+                    code: .invalidConfiguration,
+                    message:
+                        "the post-logout redirect path '\(postLogoutRedirectPath)' must be a path on this site, such as /"
+                )
             }
             let limits: [(String, Bool)] = [
                 ("upstreamTimeout", upstreamTimeout > .zero), ("upstreamReadTimeout", upstreamReadTimeout > .zero),
@@ -123,8 +128,9 @@ extension BackendForFrontend {
             ]
             if let (name, _) = limits.first(where: { !$0.1 }) {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "\(name) is out of range: timeouts must be positive, sizes not negative, the session lifetime "
+                    code: .invalidConfiguration,
+                    message:
+                        "\(name) is out of range: timeouts must be positive, sizes not negative, the session lifetime "
                         + "and idle timeout at least 60 seconds and the sign-in timeout at least 10")
             }
             self.publicURL = publicURL

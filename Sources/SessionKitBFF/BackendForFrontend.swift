@@ -79,8 +79,9 @@ public final class BackendForFrontend: Sendable {
     ) throws(BackendForFrontendError) {
         guard cookieSecret.bitCount >= 256 else {
             throw BackendForFrontendError(
-                .invalidConfiguration,
-                "the cookie secret has \(cookieSecret.bitCount) bits; give at least 256 random bits, such as "
+                code: .invalidConfiguration,
+                message:
+                    "the cookie secret has \(cookieSecret.bitCount) bits; give at least 256 random bits, such as "
                     + "SymmetricKey(size: .bits256) kept where every instance reads it")
         }
         if let upstream = configuration.upstream {
@@ -89,12 +90,13 @@ public final class BackendForFrontend: Sendable {
         let paths = configuration.remoteAPIs.map(\.path)
         if let repeated = paths.first(where: { path in paths.filter { $0 == path }.count > 1 }) {
             throw BackendForFrontendError(
-                .invalidConfiguration, "two remote APIs share the path \(repeated); give each its own")
+                code: .invalidConfiguration, message: "two remote APIs share the path \(repeated); give each its own")
         }
         guard let forgeryCheck = RequestForgeryCheck(configuration: configuration) else {
             throw BackendForFrontendError(
-                .invalidConfiguration,
-                "the anti-forgery header '\(configuration.antiForgeryHeader)' is not a valid HTTP field name; use "
+                code: .invalidConfiguration,
+                message:
+                    "the anti-forgery header '\(configuration.antiForgeryHeader)' is not a valid HTTP field name; use "
                     + "letters, digits and '-', such as X-CSRF")
         }
         self.configuration = configuration
@@ -171,7 +173,8 @@ public final class BackendForFrontend: Sendable {
             try await httpClient.shutdown()
         } catch {
             throw BackendForFrontendError(
-                .shutdownFailed, "the upstream HTTP client did not shut down cleanly", underlyingError: error)
+                code: .shutdownFailed, message: "the upstream HTTP client did not shut down cleanly",
+                underlyingError: error)
         }
     }
 }

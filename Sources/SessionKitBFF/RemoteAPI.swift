@@ -37,14 +37,15 @@ extension BackendForFrontend {
                 segment != "api", segment != "auth"
             else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the remote API path '\(path)' must be '/' and one segment of a-z, 0-9, '-' or '_', other than "
+                    code: .invalidConfiguration,
+                    message:
+                        "the remote API path '\(path)' must be '/' and one segment of a-z, 0-9, '-' or '_', other than "
                         + "/api and /auth, such as /payments")
             }
             try Self.checkUpstream(upstream, of: path, example: "https://payments.example.com/")
             guard !audience.isEmpty else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration, "the audience of \(path) is empty; name the API's identifier")
+                    code: .invalidConfiguration, message: "the audience of \(path) is empty; name the API's identifier")
             }
             self.path = path
             self.upstream = upstream
@@ -59,8 +60,9 @@ extension BackendForFrontend {
             guard let scheme = upstream.scheme?.lowercased(), ["http", "https"].contains(scheme), upstream.host != nil
             else {
                 throw BackendForFrontendError(
-                    .invalidConfiguration,
-                    "the upstream '\(upstream.absoluteString)'\(route.map { " of \($0)" } ?? "") is not an absolute "
+                    code: .invalidConfiguration,
+                    message:
+                        "the upstream '\(upstream.absoluteString)'\(route.map { " of \($0)" } ?? "") is not an absolute "
                         + "http(s) URL, such as \(example)")
             }
         }

@@ -117,13 +117,15 @@ extension AuthEmulator {
             do {
                 data = try Data(contentsOf: url)
             } catch {
-                throw AuthEmulatorError(.invalidConfiguration, "Cannot read \(url.path)", underlying: error)
+                throw AuthEmulatorError(
+                    code: .invalidConfiguration, message: "Cannot read \(url.path)", underlyingError: error)
             }
             do {
                 return try JSONDecoder().decode(Configuration.self, from: data)
             } catch {
                 throw AuthEmulatorError(
-                    .invalidConfiguration, "\(url.path) is not a valid configuration", underlying: error)
+                    code: .invalidConfiguration, message: "\(url.path) is not a valid configuration",
+                    underlyingError: error)
             }
         }
 

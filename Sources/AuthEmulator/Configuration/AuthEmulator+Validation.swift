@@ -3,7 +3,9 @@ import Foundation
 extension AuthEmulator.Configuration {
     /// Checks the configuration for mistakes that would make the emulator misbehave.
     func validate() throws {
-        func fail(_ message: String) -> AuthEmulatorError { AuthEmulatorError(.invalidConfiguration, message) }
+        func fail(_ message: String) -> AuthEmulatorError {
+            AuthEmulatorError(code: .invalidConfiguration, message: message)
+        }
         if host.isEmpty { throw fail("host must not be empty") }
         if !allowNonLoopbackHost && !Self.isLoopback(host) {
             throw fail(

@@ -17,7 +17,7 @@ extension AuthEmulator {
         func enabled() throws {
             guard core.configuration.testControlsEnabled else {
                 throw AuthEmulatorError(
-                    .controlsDisabled, "Start the emulator with testControlsEnabled to use controls")
+                    code: .controlsDisabled, message: "Start the emulator with testControlsEnabled to use controls")
             }
         }
 
@@ -31,7 +31,7 @@ extension AuthEmulator {
         public func advanceClock(by seconds: Double) async throws {
             try enabled()
             guard seconds.isFinite, seconds >= 0, seconds < 1e10 else {
-                throw AuthEmulatorError(.invalidConfiguration, "The clock only moves forward")
+                throw AuthEmulatorError(code: .invalidConfiguration, message: "The clock only moves forward")
             }
             core.clock.advance(by: seconds)
             await core.state.persist()
@@ -47,7 +47,7 @@ extension AuthEmulator {
                 await core.state.setKeys(await core.keys.all)
                 return kid
             } catch {
-                throw AuthEmulatorError(.signing, "Key rotation failed", underlying: error)
+                throw AuthEmulatorError(code: .signing, message: "Key rotation failed", underlyingError: error)
             }
         }
 
@@ -66,7 +66,7 @@ extension AuthEmulator {
         public func revokeGrants(forUser userID: String) async throws -> Int {
             try enabled()
             guard await core.state.user(id: userID) != nil else {
-                throw AuthEmulatorError(.notFound, "No user \(userID)")
+                throw AuthEmulatorError(code: .notFound, message: "No user \(userID)")
             }
             let revoked = await core.state.revokeGrants(userID: userID)
             _ = await BackchannelLogout(core: core).userLoggedOut(userID, atClients: Set(revoked.map(\.clientID)))
@@ -80,7 +80,7 @@ extension AuthEmulator {
         public func requireMultiFactor(forUser userID: String, _ required: Bool = true) async throws {
             try enabled()
             guard await core.state.user(id: userID) != nil else {
-                throw AuthEmulatorError(.notFound, "No user \(userID)")
+                throw AuthEmulatorError(code: .notFound, message: "No user \(userID)")
             }
             await core.state.setMultiFactorRequired(required, forUser: userID)
         }
@@ -115,10 +115,10 @@ extension AuthEmulator {
         public func approveDevice(userCode: String, userID: String) async throws {
             try enabled()
             guard await core.state.user(id: userID) != nil else {
-                throw AuthEmulatorError(.notFound, "No user \(userID)")
+                throw AuthEmulatorError(code: .notFound, message: "No user \(userID)")
             }
             guard await core.state.decideDevice(userCode: userCode, approvedBy: userID) else {
-                throw AuthEmulatorError(.notFound, "No pending device code \(userCode)")
+                throw AuthEmulatorError(code: .notFound, message: "No pending device code \(userCode)")
             }
         }
 
@@ -126,7 +126,7 @@ extension AuthEmulator {
         public func denyDevice(userCode: String) async throws {
             try enabled()
             guard await core.state.decideDevice(userCode: userCode, approvedBy: nil) else {
-                throw AuthEmulatorError(.notFound, "No pending device code \(userCode)")
+                throw AuthEmulatorError(code: .notFound, message: "No pending device code \(userCode)")
             }
         }
 

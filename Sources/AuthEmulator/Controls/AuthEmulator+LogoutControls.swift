@@ -7,10 +7,13 @@ extension AuthEmulator.Controls {
     ///   ``AuthEmulatorError/Code/invalidConfiguration`` for a URL that is not absolute `http` or `https`.
     public func setBackchannelLogoutURI(_ uri: URL?, forClient clientID: String) async throws {
         try enabled()
-        guard core.client(id: clientID) != nil else { throw AuthEmulatorError(.notFound, "No client \(clientID)") }
+        guard core.client(id: clientID) != nil else {
+            throw AuthEmulatorError(code: .notFound, message: "No client \(clientID)")
+        }
         if let uri, !AuthEmulator.Configuration.isDeliverable(uri.absoluteString) {
             throw AuthEmulatorError(
-                .invalidConfiguration, "The back-channel logout URI must be an absolute http or https URL")
+                code: .invalidConfiguration,
+                message: "The back-channel logout URI must be an absolute http or https URL")
         }
         core.backchannel.setURI(uri, forClient: clientID)
     }
@@ -23,7 +26,9 @@ extension AuthEmulator.Controls {
     @discardableResult
     public func endSessions(forUser userID: String) async throws -> [AuthEmulator.BackchannelDelivery] {
         try enabled()
-        guard await core.state.user(id: userID) != nil else { throw AuthEmulatorError(.notFound, "No user \(userID)") }
+        guard await core.state.user(id: userID) != nil else {
+            throw AuthEmulatorError(code: .notFound, message: "No user \(userID)")
+        }
         let ended = await core.state.endSessions(ofUser: userID)
         let revoked = await core.state.revokeGrants(userID: userID)
         let clients = Set(revoked.map(\.clientID)).union(ended.flatMap(\.clientIDs))
@@ -58,14 +63,17 @@ extension AuthEmulator.Controls {
         altering alteration: AuthEmulator.LogoutTokenAlteration = .none
     ) async throws -> AuthEmulator.BackchannelDelivery {
         try enabled()
-        guard core.client(id: clientID) != nil else { throw AuthEmulatorError(.notFound, "No client \(clientID)") }
+        guard core.client(id: clientID) != nil else {
+            throw AuthEmulatorError(code: .notFound, message: "No client \(clientID)")
+        }
         guard core.backchannel.uri(forClient: clientID) != nil else {
             throw AuthEmulatorError(
-                .notFound, "Client \(clientID) has no back-channel logout URI; set one with setBackchannelLogoutURI")
+                code: .notFound,
+                message: "Client \(clientID) has no back-channel logout URI; set one with setBackchannelLogoutURI")
         }
         let message = LogoutMessage(clientID: clientID, subject: subject, sid: sid, alteration: alteration)
         guard let delivery = await BackchannelLogout(core: core).deliver([message]).first else {
-            throw AuthEmulatorError(.signing, "The logout token could not be signed")
+            throw AuthEmulatorError(code: .signing, message: "The logout token could not be signed")
         }
         return delivery
     }

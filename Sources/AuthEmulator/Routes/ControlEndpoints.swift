@@ -52,7 +52,9 @@ struct ControlEndpoints: Sendable {
             try await run {
                 let name = RequestParameters.query(of: request)["endpoint"]
                 let endpoint = name.flatMap(AuthEmulator.Endpoint.init(rawValue:))
-                if name != nil, endpoint == nil { throw AuthEmulatorError(.notFound, "No endpoint \(name ?? "")") }
+                if name != nil, endpoint == nil {
+                    throw AuthEmulatorError(code: .notFound, message: "No endpoint \(name ?? "")")
+                }
                 try await controls.clearFaults(endpoint)
                 return [:]
             }

@@ -23,7 +23,8 @@ struct StateSnapshot: Sendable, Codable {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             return try JSONDecoder().decode(StateSnapshot.self, from: data)
         } catch {
-            throw AuthEmulatorError(.stateFile, "Cannot read the state file \(path)", underlying: error)
+            throw AuthEmulatorError(
+                code: .stateFile, message: "Cannot read the state file \(path)", underlyingError: error)
         }
     }
 
@@ -34,7 +35,8 @@ struct StateSnapshot: Sendable, Codable {
         do {
             try Self.writeOwnerOnly(try encoder.encode(self), to: path)
         } catch {
-            throw AuthEmulatorError(.stateFile, "Cannot write the state file \(path)", underlying: error)
+            throw AuthEmulatorError(
+                code: .stateFile, message: "Cannot write the state file \(path)", underlyingError: error)
         }
     }
 

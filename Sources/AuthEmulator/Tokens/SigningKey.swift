@@ -21,7 +21,7 @@ struct SigningKey: Sendable, Codable {
             do {
                 pem = try RSAKeyPool.privateKeyPEM(avoiding: Set(held.map(\.privateKeyPEM)))
             } catch {
-                throw AuthEmulatorError(.signing, "Cannot generate an RSA key", underlying: error)
+                throw AuthEmulatorError(code: .signing, message: "Cannot generate an RSA key", underlyingError: error)
             }
         case .es256:
             pem = ES256PrivateKey().pemRepresentation
@@ -59,7 +59,7 @@ struct SigningKey: Sendable, Codable {
             jwk["e"] = .string(primitives.publicExponent.base64URLEncoded)
         case .es256:
             guard let parameters = try ES256PrivateKey(pem: privateKeyPEM).parameters else {
-                throw AuthEmulatorError(.signing, "The EC key has no public coordinates")
+                throw AuthEmulatorError(code: .signing, message: "The EC key has no public coordinates")
             }
             jwk["kty"] = "EC"
             jwk["crv"] = "P-256"
