@@ -80,29 +80,29 @@ struct JWTDecodingTests {
     }
 
     @Test(
-        "malformed input names the part and the reason",
+        "malformed input names the kind, the part and the reason",
         arguments: [
-            ("", JWTDecodingError.Part.token, "empty"),
-            ("abc", .token, "found 1"),
-            ("a.b.c.d.e", .token, "JWE"),
-            (".eyJ9.sig", .header, "empty"),
-            ("e30.!!!.sig", .payload, "base64url"),
-            ("bm90IGpzb24.e30.sig", .header, "not valid JSON"),
-            ("WzFd.e30.sig", .header, "array, not an object"),
-            ("e30.e30.sig", .header, "'alg' parameter is missing"),
-            ("eyJhbGciOjF9.e30.sig", .header, "number, not a name"),
-            ("eyJhbGciOiJSUzI1NiJ9.e30.s=g", .signature, "base64url"),
-            ("eyJhbGciOiJSUzI1NiJ9.eyJleHAiOiJzb29uIn0.sig", .payload, "claim 'exp' is a string"),
-            ("eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOlsxXX0.sig", .payload, "claim 'aud' is a array"),
-            ("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOjV9.sig", .payload, "claim 'sub' is a number"),
+            ("", JWTDecodingError.Part.token, "empty", JWTDecodingError.Code.segments),
+            ("abc", .token, "found 1", .segments),
+            ("a.b.c.d.e", .token, "JWE", .segments),
+            (".eyJ9.sig", .header, "empty", .encoding),
+            ("e30.!!!.sig", .payload, "base64url", .encoding),
+            ("bm90IGpzb24.e30.sig", .header, "not valid JSON", .json),
+            ("WzFd.e30.sig", .header, "array, not an object", .json),
+            ("e30.e30.sig", .header, "'alg' parameter is missing", .member),
+            ("eyJhbGciOjF9.e30.sig", .header, "number, not a name", .member),
+            ("eyJhbGciOiJSUzI1NiJ9.e30.s=g", .signature, "base64url", .encoding),
+            ("eyJhbGciOiJSUzI1NiJ9.eyJleHAiOiJzb29uIn0.sig", .payload, "claim 'exp' is a string", .member),
+            ("eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOlsxXX0.sig", .payload, "claim 'aud' is a array", .member),
+            ("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOjV9.sig", .payload, "claim 'sub' is a number", .member),
         ]
     )
-    func malformed(input: String, part: JWTDecodingError.Part, reasonFragment: String) {
+    func malformed(input: String, part: JWTDecodingError.Part, reasonFragment: String, code: JWTDecodingError.Code) {
         #expect {
             _ = try JWT(decoding: input)
         } throws: { error in
             guard let error = error as? JWTDecodingError else { return false }
-            return error.part == part && error.description.contains(reasonFragment)
+            return error.code == code && error.part == part && error.description.contains(reasonFragment)
         }
     }
 

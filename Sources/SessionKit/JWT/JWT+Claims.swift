@@ -49,13 +49,14 @@ extension JWT {
         for name in stringClaims {
             if let value = claims[name], value.stringValue == nil {
                 throw JWTDecodingError(
-                    part: .payload, reason: "claim '\(name)' is a \(value.typeName); it must be a string")
+                    code: .member, part: .payload, reason: "claim '\(name)' is a \(value.typeName); it must be a string"
+                )
             }
         }
         for name in dateClaims {
             if let value = claims[name], value.doubleValue?.isFinite != true {
                 throw JWTDecodingError(
-                    part: .payload,
+                    code: .member, part: .payload,
                     reason:
                         "claim '\(name)' is a \(value.typeName); it must be a number of seconds since 1970 (NumericDate)"
                 )
@@ -63,7 +64,7 @@ extension JWT {
         }
         if let aud = claims["aud"], Claim(name: "aud", value: aud).stringArray == nil {
             throw JWTDecodingError(
-                part: .payload,
+                code: .member, part: .payload,
                 reason: "claim 'aud' is a \(aud.typeName); it must be a string or an array of strings"
             )
         }

@@ -12,14 +12,16 @@ extension JWT {
 
         init(_ parameters: [String: JSONValue]) throws(JWTDecodingError) {
             guard let alg = parameters["alg"] else {
-                throw JWTDecodingError(part: .header, reason: "the 'alg' parameter is missing")
+                throw JWTDecodingError(code: .member, part: .header, reason: "the 'alg' parameter is missing")
             }
             guard let algorithm = alg.stringValue, !algorithm.isEmpty else {
-                throw JWTDecodingError(part: .header, reason: "the 'alg' parameter is a \(alg.typeName), not a name")
+                throw JWTDecodingError(
+                    code: .member, part: .header, reason: "the 'alg' parameter is a \(alg.typeName), not a name")
             }
             for name in ["kid", "typ"] {
                 if let value = parameters[name], value.stringValue == nil {
-                    throw JWTDecodingError(part: .header, reason: "the '\(name)' parameter must be a string")
+                    throw JWTDecodingError(
+                        code: .member, part: .header, reason: "the '\(name)' parameter must be a string")
                 }
             }
             self.algorithm = algorithm

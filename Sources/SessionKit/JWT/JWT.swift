@@ -36,7 +36,7 @@ public struct JWT: Sendable, CustomStringConvertible {
     public init(decoding token: String) throws(JWTDecodingError) {
         let trimmed = Self.trimmingWhitespace(token)
         guard !trimmed.isEmpty else {
-            throw JWTDecodingError(part: .token, reason: "the token is empty")
+            throw JWTDecodingError(code: .segments, part: .token, reason: "the token is empty")
         }
         // Split on the byte, not the `Character`: walking a token's grapheme clusters was half the cost of
         // decoding it (see `idtoken-bench`). A dot's byte is never part of another scalar's UTF-8.
@@ -45,14 +45,15 @@ public struct JWT: Sendable, CustomStringConvertible {
         guard segments.count == 3 else {
             let hint = segments.count == 5 ? " (5 segments is an encrypted JWE, which SessionKit does not decode)" : ""
             throw JWTDecodingError(
-                part: .token,
+                code: .segments, part: .token,
                 reason: "expected 3 dot-separated segments (header.payload.signature), found \(segments.count)\(hint)"
             )
         }
         let headerObject = try Self.decodeObject(segments[0], part: .header)
         let claims = try Self.decodeObject(segments[1], part: .payload)
         guard let signature = Base64URL.decode(segments[2]) else {
-            throw JWTDecodingError(part: .signature, reason: "the segment is not unpadded base64url text")
+            throw JWTDecodingError(
+                code: .encoding, part: .signature, reason: "the segment is not unpadded base64url text")
         }
         self.header = try Header(headerObject)
         self.claims = claims
@@ -93,19 +94,20 @@ public struct JWT: Sendable, CustomStringConvertible {
         -> [String: JSONValue]
     {
         guard !segment.isEmpty else {
-            throw JWTDecodingError(part: part, reason: "the segment is empty")
+            throw JWTDecodingError(code: .encoding, part: part, reason: "the segment is empty")
         }
         guard let data = Base64URL.decode(segment) else {
-            throw JWTDecodingError(part: part, reason: "the segment is not unpadded base64url text")
+            throw JWTDecodingError(code: .encoding, part: part, reason: "the segment is not unpadded base64url text")
         }
         let value: JSONValue
         do {
             value = try JSONValue(parsing: data)
         } catch {
-            throw JWTDecodingError(part: part, reason: "the decoded segment is not valid JSON")
+            throw JWTDecodingError(code: .json, part: part, reason: "the decoded segment is not valid JSON")
         }
         guard case .object(let object) = value else {
-            throw JWTDecodingError(part: part, reason: "the decoded segment is a JSON \(value.typeName), not an object")
+            throw JWTDecodingError(
+                code: .json, part: part, reason: "the decoded segment is a JSON \(value.typeName), not an object")
         }
         return object
     }
