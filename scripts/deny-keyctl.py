@@ -12,7 +12,8 @@ The filter checks the calling convention (the audit architecture) first: the x86
 the x32 ABI's too) and the aarch64 ones (217, 218, 219) are denied, and every other call, or a call of any
 other architecture, is let through. It is a test harness for one program, not a sandbox.
 
-Needs nothing but python3 (ctypes) and Linux 3.5 or later. Exit status 70 when the filter cannot be installed, 127 when PROGRAM cannot be run.
+Needs nothing but python3 (ctypes) and Linux 3.5 or later. Exit status 70 when the filter cannot be installed,
+127 when PROGRAM cannot be run.
 """
 
 import ctypes
