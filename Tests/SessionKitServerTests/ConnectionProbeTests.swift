@@ -8,27 +8,37 @@ import Testing
 /// The probe that finds out why the pool hands out no connection: one at a time, whatever the number of calls
 /// waiting. Its probe here is a closure that counts itself; the real one (a connection to a server that is down)
 /// is in "PostgresSessionStore failures".
+///
+/// The probe, the calls' deadlines and the answer's lifetime all run on a ``ManualClock``: time passes only when a
+/// test moves it, so what each test proves holds however slowly a loaded machine runs the tasks.
 @Suite("Connection probe")
 struct ConnectionProbeTests {
     @Test("a hundred calls that wait at once share one probe, and a call just after reuses its answer")
-    func oneProbeForAll() async {
-        let probe = ConnectionProbe()
+    func oneProbeForAll() async throws {
+        let clock = ManualClock()
+        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
         let runs = Runs()
         let refused = SecureStoreError(code: .unavailable, message: "refused")
-        let answers = await withTaskGroup(of: SecureStoreError?.self) { group in
+        async let answers = withTaskGroup(of: SecureStoreError?.self) { group in
             for _ in 0..<100 {
                 group.addTask {
                     await probe.failure(within: .seconds(5)) {
                         runs.count.add(1, ordering: .relaxed)
-                        try? await Task.sleep(for: .milliseconds(200))
+                        await clock.sleep(for: .milliseconds(200))
                         return refused
                     }
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
+        // Every call waits (a deadline each), and so does the one probe they share.
+        try await clock.untilSleeping(101)
         #expect(runs.count.load(ordering: .relaxed) == 1)
-        #expect(answers.count == 100 && answers.allSatisfy { $0?.message == "refused" })
+        clock.advance(by: .milliseconds(200))
+        let answered = await answers
+        #expect(runs.count.load(ordering: .relaxed) == 1)
+        #expect(answered.count == 100 && answered.allSatisfy { $0?.message == "refused" })
+        #expect(clock.sleeperCount == 0, "every deadline ended with the answer")
         let again = await probe.failure(within: .seconds(5)) {
             runs.count.add(1, ordering: .relaxed)
             return nil
@@ -38,32 +48,63 @@ struct ConnectionProbeTests {
     }
 
     @Test("a call whose deadline comes first gets no answer and leaves the probe running for the others")
-    func deadlineLeavesProbe() async {
-        let probe = ConnectionProbe()
+    func deadlineLeavesProbe() async throws {
+        let clock = ManualClock()
+        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
         let runs = Runs()
         let slow: @Sendable () async -> SecureStoreError? = {
             runs.count.add(1, ordering: .relaxed)
-            try? await Task.sleep(for: .milliseconds(300))
+            await clock.sleep(for: .milliseconds(300))
             return SecureStoreError(code: .permissionDenied, message: "wrong password")
         }
         async let patient = probe.failure(within: .seconds(5), probe: slow)
-        try? await Task.sleep(for: .milliseconds(50))
-        let hurried = await probe.failure(within: .milliseconds(20), probe: slow)
-        #expect(hurried == nil)
+        try await clock.untilSleeping(2)  // the probe, and the patient call's deadline
+        async let hurried = probe.failure(within: .milliseconds(20), probe: slow)
+        try await clock.untilSleeping(3)
+        clock.advance(by: .milliseconds(20))
+        #expect(await hurried == nil)
+        #expect(clock.sleeperCount == 2, "the probe still runs, and the patient call still waits for it")
+        clock.advance(by: .milliseconds(280))
         #expect(await patient?.code == .permissionDenied)
+        #expect(runs.count.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("a cancelled call leaves at once, and the probe goes on for the others")
+    func cancelledCallLeaves() async throws {
+        let clock = ManualClock()
+        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+        let runs = Runs()
+        let slow: @Sendable () async -> SecureStoreError? = {
+            runs.count.add(1, ordering: .relaxed)
+            await clock.sleep(for: .milliseconds(300))
+            return SecureStoreError(code: .unavailable, message: "refused")
+        }
+        let leaving = Task { await probe.failure(within: .seconds(5), probe: slow) }
+        try await clock.untilSleeping(2)
+        async let staying = probe.failure(within: .seconds(5), probe: slow)
+        try await clock.untilSleeping(3)
+        leaving.cancel()
+        #expect(await leaving.value == nil)
+        #expect(clock.sleeperCount == 2, "the probe still runs, and the other call still waits for it")
+        clock.advance(by: .milliseconds(300))
+        #expect(await staying?.message == "refused")
         #expect(runs.count.load(ordering: .relaxed) == 1)
     }
 
     @Test("once the answer is older than its lifetime, the next call probes again")
     func answerExpires() async throws {
-        let probe = ConnectionProbe()
+        let clock = ManualClock()
+        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
         let runs = Runs()
         let count: @Sendable () async -> SecureStoreError? = {
             runs.count.add(1, ordering: .relaxed)
             return nil
         }
         #expect(await probe.failure(within: .seconds(1), probe: count) == nil)
-        try await Task.sleep(for: ConnectionProbe.answerLifetime + .milliseconds(100))
+        clock.advance(by: ConnectionProbe.answerLifetime - .milliseconds(1))
+        #expect(await probe.failure(within: .seconds(1), probe: count) == nil)
+        #expect(runs.count.load(ordering: .relaxed) == 1, "the answer still stands")
+        clock.advance(by: .milliseconds(1))
         #expect(await probe.failure(within: .seconds(1), probe: count) == nil)
         #expect(runs.count.load(ordering: .relaxed) == 2)
     }

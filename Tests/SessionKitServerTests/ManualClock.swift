@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 
 /// A monotonic clock that moves only when a test says so, for code that takes `now` and `sleep` closures: a sleeper
 /// wakes when ``advance(by:)`` passes its deadline, or at once when its task is cancelled.
@@ -41,6 +42,16 @@ final class ManualClock: Sendable {
             }
         } onCancel: {
             state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
+    /// Waits (in real time) until at least `count` tasks sleep on the clock: how a test knows that its calls reached
+    /// their waits before it moves the clock. Only a test whose tasks never get there fails, after 30 s.
+    func untilSleeping(_ count: Int) async throws {
+        let start = ContinuousClock.now
+        while sleeperCount < count {
+            try #require(ContinuousClock.now - start < .seconds(30), "\(sleeperCount) of \(count) sleep on the clock")
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 

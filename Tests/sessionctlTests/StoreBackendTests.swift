@@ -43,6 +43,7 @@ struct StoreBackendTests {
         let notes = first.stderr.split(separator: "\n").filter { $0.contains("no keyring answered") }
         #expect(notes.count == 1, "\(first.stderr)")
         #expect(notes.first?.contains("--store file") == true)
+        #expect(notes.first?.contains("--store kernel") == true, "the kernel keyring works here")
         #expect((notes.first?.count ?? 0) <= 240, "one line: \(notes.first ?? "")")
         let again = try await cli.run(["whoami"])
         #expect(!again.stderr.contains("keyring"), "said once: \(again.stderr)")
@@ -127,6 +128,22 @@ struct StoreBackendTests {
             #expect(report["store"]?["backend"] == .string("kernel-keyring+encrypted-file"))
             let folder = cli.sessionsFolder.standardizedFileURL.path
             try KernelKeyring.shared.get().remove("sessionkit:sessionctl:\(folder)")
+        }
+    }
+
+    @Test("auto in a private session keyring with no Secret Service (a systemd system service): the key file")
+    func automaticInPrivateSession() async throws {
+        try await LiveEmulator.with { emulator in
+            var cli = try CLI.make(for: emulator, extra: Self.noBus.merging(["SESSIONCTL_STORE": "auto"]) { $1 })
+            cli.launcher = ["/usr/bin/python3", "-c", Self.privateSessionKeyring]
+            defer { cli.cleanUp() }
+            try await cli.signIn()
+            let token = try await cli.run(["token"])
+            #expect(token.status == 0, "\(token.stderr)")
+            let status = try await cli.run(["status", "--json"])
+            let report = try SessionKit.JSONValue(parsing: Data(status.stdout.utf8))
+            let backend = try #require(report["store"]?["backend"]?.stringValue)
+            #expect(backend.hasPrefix("encrypted-file (key file fallback: "), "\(backend)")
         }
     }
 

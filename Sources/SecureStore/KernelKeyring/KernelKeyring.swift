@@ -18,8 +18,9 @@ import CKernelKeyring
 /// What that means, plainly: a key here survives between processes of the same user, but not a reboot, and not
 /// the moment the user has no process left (a logged-in session or a lingering systemd user manager keeps it).
 /// Processes of the same user can read it (the key is made readable to the user, as a keyring item is to the
-/// user's desktop session). In a container whose seccomp profile blocks `keyctl` (Docker's default), it is not
-/// available at all: every call then fails with `EPERM` or `ENOSYS`, reported as ``SecureStoreError/Code/unavailable``.
+/// user's desktop session). In a container whose seccomp profile denies `keyctl` and `add_key` (Docker's default),
+/// it is not available at all: every call then fails with `EPERM` (or `ENOSYS`), reported as
+/// ``SecureStoreError/Code/unavailable`` with what to do (`scripts/deny-keyctl.py` runs a program that way).
 ///
 /// A process whose session keyring does not link the user's keyring (a systemd service, whose `KeyringMode` is
 /// `private` by default; `keyctl session -`; a container's init) does not possess the keys in it, and the kernel
@@ -118,6 +119,14 @@ package struct KernelKeyring: Sendable {
         }
     }
 
+    /// Whether this process may make the kernel keyring's system calls: `false` where they are denied (a container's
+    /// seccomp profile) or the kernel has no keyring. It asks the kernel for a key that does not exist.
+    package var isUsable: Bool {
+        guard sessionkit_keyctl_search(Self.userKeyring, "user", "sessionkit:usable") < 0 else { return true }
+        let code = errno
+        return code != EPERM && code != ENOSYS
+    }
+
     /// Removes `description` from the user's keyring; removing a missing key is not an error.
     package func remove(_ description: String) throws(SecureStoreError) {
         let id = sessionkit_keyctl_search(Self.userKeyring, "user", description)
@@ -128,11 +137,19 @@ package struct KernelKeyring: Sendable {
     private static func failure(_ code: Int32, _ action: String) -> SecureStoreError {
         let reason = String(cString: strerror(code))
         switch code {
-        case ENOSYS, EPERM:
+        case EPERM:
+            // A seccomp filter's answer (Docker's default profile): keyctl(2) and add_key(2) give the calls made here
+            // no other reason for EPERM.
             return SecureStoreError(
                 code: .unavailable,
-                message: "the kernel keyring is not available here (\(action): \(reason)); a container may block "
-                    + "keyctl: choose another store")
+                message: "the kernel keyring's system calls are denied to this process (\(reason)), as a "
+                    + "container's default seccomp profile does; use another store (sessionctl: --store file), or "
+                    + "allow keyctl and add_key in the container's seccomp profile")
+        case ENOSYS:
+            return SecureStoreError(
+                code: .unavailable,
+                message: "the kernel keyring is not available here (\(action): \(reason)): the kernel has none, or "
+                    + "a seccomp profile makes its system calls fail; use another store (sessionctl: --store file)")
         case EACCES:
             return SecureStoreError(code: .permissionDenied, message: "the kernel keyring refused \(action): \(reason)")
         case EDQUOT:

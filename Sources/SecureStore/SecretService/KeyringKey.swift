@@ -53,11 +53,17 @@ struct KeyringKey {
 
     /// The key, or `nil` when the keyring holds none for this folder yet.
     func load() throws(SecureStoreError) -> SymmetricKey? {
-        // The kernel keyring's copy first: no D-Bus round trip within the cache's time. Failures there only mean
-        // asking the keyring itself.
-        let kernel = cacheTimeout.flatMap { _ in try? KernelKeyring.shared.get() }
-        if let kernel, let cached = try? kernel.read(cacheDescription), cached.count == KeyFile.byteCount {
-            return SymmetricKey(data: cached)
+        // The kernel keyring's copy first: no D-Bus round trip within the cache's time. A failure there only means
+        // asking the keyring itself, and not caching at all when the kernel keyring cannot be read (its system calls
+        // denied, as in a container): the cache is an optimisation, never a reason to fail.
+        var kernel = cacheTimeout.flatMap { _ in try? KernelKeyring.shared.get() }
+        if let cache = kernel {
+            let read = Result { () throws(SecureStoreError) in try cache.read(cacheDescription) }
+            switch read {
+            case .success(let cached?) where cached.count == KeyFile.byteCount: return SymmetricKey(data: cached)
+            case .success: break
+            case .failure: kernel = nil
+            }
         }
         guard let bytes = try store.data(forKey: account) else { return nil }
         if let kernel, let cacheTimeout, bytes.count == KeyFile.byteCount, cacheTimeout > 0 {

@@ -75,24 +75,35 @@ struct SessionContext {
     }
 
     /// Says once per sessions folder, in one line, that no keyring answered and the key is in a file: every command
-    /// would otherwise repeat it. `status` shows the whole warning every time.
+    /// would otherwise repeat it. `status` shows the whole warning every time. `--store kernel` is offered only
+    /// where this process may use the kernel keyring (a container's seccomp profile may deny it).
     static func noteFallbackOnce(folder: String) {
         let marker = folder + "/.key-file-fallback-noted"
         guard !FileManager.default.fileExists(atPath: marker) else { return }
+        let kernel = (try? KernelKeyring.shared.get().isUsable) == true
         Terminal.err(
             "sessionctl: note: no keyring answered, so the session key is in a file beside the session (mode 0600); "
-                + "--store file chooses that and ends this note, --store kernel keeps the key in the kernel keyring, "
+                + "--store file chooses that and ends this note, "
+                + (kernel ? "--store kernel keeps the key in the kernel keyring, " : "")
                 + "`sessionctl status` says more")
         _ = FileManager.default.createFile(atPath: marker, contents: nil, attributes: [.posixPermissions: 0o600])
     }
 
     /// The secure store for `resolved`'s settings in `folder`.
+    ///
+    /// A store that cannot be opened (no keyring, the kernel keyring denied, its key gone) says so in the store's own
+    /// words, which name what to do; SessionKit's "the session is kept, try again", written for a failure in the
+    /// middle of a session, would contradict them. Damage keeps SessionKit's message.
     static func openStore(_ resolved: ResolvedSettings, folder: String) throws(SessionKitError) -> StoreSelection {
         do {
             return try StoreSelection.make(
                 service: "sessionctl", folder: folder, policy: resolved.storePolicy, keyFileName: "sessionctl.key")
         } catch {
-            throw SessionKitError(storeError: error)
+            let mapped = SessionKitError(storeError: error)
+            guard mapped.code == .storeUnavailable else { throw mapped }
+            throw SessionKitError(
+                code: .storeUnavailable, message: "the session store in \(folder) cannot be opened: \(error.message)",
+                underlyingError: error)
         }
     }
 
