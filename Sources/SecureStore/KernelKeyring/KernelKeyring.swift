@@ -29,7 +29,7 @@ import CKernelKeyring
 /// that session keyring and gives the process nothing its user does not already own.
 ///
 /// The system calls are made directly (CKernelKeyring), not through libkeyutils: no library to install, and none
-/// to load with `dlopen` on every `sessionctl token` (about 0.1 ms of its 2.5, docs/benchmarks-history.md).
+/// to load with `dlopen` on every `sessionctl token` (about 0.1 ms of its 2.5; see `Benchmarks/cli.sh`).
 package struct KernelKeyring: Sendable {
     /// The user's keyring, `@u` (`KEY_SPEC_USER_KEYRING`).
     private static let userKeyring: Int32 = -4
