@@ -3,6 +3,7 @@
 #
 # Usage: scripts/postgres-start.sh          (scripts/postgres-stop.sh stops it and removes its data)
 #
+# - Run again while its cluster runs, it prints the same URL and starts nothing.
 # - Installs Debian's `postgresql` package when no server is there (as root only).
 # - Keeps the cluster in a new temporary folder owned by the `postgres` user (the server refuses to run as
 #   root), listening on 127.0.0.1 only, on a free port, with a Unix socket in that folder.
@@ -15,9 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 state=$PWD/.postgres
 mkdir -p "$state"
-if [ -f "$state/pid" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null; then
+if [ -f "$state/pid" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null && [ -f "$state/url" ]; then
+    # Started before: the same cluster again, so that a second run (or a README line after the tests) goes on.
     echo "already running: pid $(cat "$state/pid"), port $(cat "$state/port"); scripts/postgres-stop.sh stops it" >&2
-    exit 1
+    cat "$state/url"
+    exit 0
 fi
 
 find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }

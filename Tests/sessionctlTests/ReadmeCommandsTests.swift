@@ -19,12 +19,20 @@ struct ReadmeCommandsTests {
         return rest[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
     }
 
-    @Test("the terminal quick start: the emulator, configure, login in the browser, a token")
-    func terminalQuickStart() async throws {
-        let lines = try Self.shellLines(under: "## Quick start: the terminal")
-        #expect(lines.count == 4, "\(lines)")
-        let cli = try CLI.make()
-        defer { cli.cleanUp() }
+    /// What a run of README lines printed, and how it ended.
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs `lines` as printed, in `cli`'s fresh home, then `after` (what a person does next, such as opening the
+    /// page): `swift run NAME` runs the built NAME, `$BROWSER` fills the emulator's sign-in form as alice, and
+    /// after a line that starts a server on a port in the background the next waits until that port answers, as a
+    /// person would.
+    static func run(_ lines: [String], in cli: CLI, page: URL, after: String = "", then url: String? = nil)
+        async throws -> Run
+    {
         let bin = cli.home.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         // `swift run NAME ARGS...` runs the built NAME; anything else is refused, so a line that needs more fails.
@@ -37,7 +45,6 @@ struct ReadmeCommandsTests {
         exec '\(built)'/"$name" "$@"
         """.write(to: shim, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shim.path)
-        let page = cli.home.appendingPathComponent("page.html")
         var environment = cli.processEnvironment
         environment["PATH"] = bin.path + ":" + built + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["BROWSER"] =
@@ -45,9 +52,8 @@ struct ReadmeCommandsTests {
         environment["FORM_BROWSER_USER"] = AuthEmulator.User.aliceEmail
         environment["FORM_BROWSER_PASSWORD"] = AuthEmulator.User.alicePassword
         environment["FORM_BROWSER_PAGE"] = page.path
+        if let url { environment["FORM_BROWSER_THEN"] = url }
         environment["SESSIONCTL_STORE"] = "file"
-        // Each line as printed; after a line that starts a server in the background, wait until its port answers,
-        // as a person would before typing the next one.
         // The script leads a session of its own (setsid): its watchdog ends every process the lines started, so a
         // line that hangs fails the test instead of holding it.
         var script = """
@@ -58,11 +64,15 @@ struct ReadmeCommandsTests {
             """
         for line in lines {
             script += line + "\n"
-            if line.contains("--port 9400 &") {
+            let code = line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? line
+            guard code.trimmingCharacters(in: .whitespaces).hasSuffix("&") else { continue }
+            let port = code.contains("--port 9400") ? 9400 : code.contains("sessionkit-bff") ? 8080 : nil
+            if let port {
                 script +=
-                    "for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/9400) 2>/dev/null && break; sleep 0.1; done\n"
+                    "for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/\(port)) 2>/dev/null && break; sleep 0.1; done\n"
             }
         }
+        script += after
         let file = cli.home.appendingPathComponent("readme.sh")
         try script.write(to: file, atomically: true, encoding: .utf8)
         let process = try SpawnedProcess(
@@ -71,12 +81,54 @@ struct ReadmeCommandsTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
-        let output = String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(errors)")
+        return Run(
+            status: process.terminationStatus,
+            output: String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self),
+            errors: String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test("the terminal quick start: the emulator, configure, login in the browser, a token")
+    func terminalQuickStart() async throws {
+        let lines = try Self.shellLines(under: "## Quick start: the terminal")
+        #expect(lines.count == 4, "\(lines)")
+        let cli = try CLI.make()
+        defer { cli.cleanUp() }
+        let page = cli.home.appendingPathComponent("page.html")
+        let run = try await Self.run(lines, in: cli, page: page)
+        #expect(run.status == 0, "\(run.errors)")
         // The last line's token: a JWT, and the browser's page said who signed in.
-        let token = try #require(output.split(separator: "\n").last.map(String.init))
-        #expect(token.split(separator: ".").count == 3, "\(output)")
+        let token = try #require(run.output.split(separator: "\n").last.map(String.init))
+        #expect(token.split(separator: ".").count == 3, "\(run.output)")
         #expect(try String(contentsOf: page, encoding: .utf8).contains("Signed in as"))
+    }
+
+    /// The cluster `scripts/postgres-start.sh` started in this checkout, which the server quick start's first line
+    /// finds running (CI starts it before the tests); `nil` when there is none.
+    static var checkoutCluster: String? {
+        let state = FileManager.default.currentDirectoryPath + "/.postgres"
+        guard let pid = try? String(contentsOfFile: state + "/pid", encoding: .utf8),
+            let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(number, 0) == 0
+        else { return nil }
+        return try? String(contentsOfFile: state + "/url", encoding: .utf8)
+    }
+
+    @Test(
+        "the server quick start: PostgreSQL, the emulator, the back end; alice signs in and reads /api/userinfo",
+        .enabled(
+            if: checkoutCluster != nil || ProcessInfo.processInfo.environment["SESSIONKIT_REQUIRE_POSTGRES"] == "1",
+            "needs the PostgreSQL of scripts/postgres-start.sh in this checkout (CI starts it)"))
+    func serverQuickStart() async throws {
+        let lines = try Self.shellLines(under: "## Quick start: a server")
+        #expect(lines.count == 3, "\(lines)")
+        let cli = try CLI.make()
+        defer { cli.cleanUp() }
+        let page = cli.home.appendingPathComponent("page.html")
+        // Then what a person does: open the page and sign in (the browser), and the page's script reads the API.
+        let run = try await Self.run(
+            lines, in: cli, page: page, after: "$BROWSER http://127.0.0.1:8080/auth/login\n",
+            then: "http://127.0.0.1:8080/api/userinfo")
+        #expect(run.status == 0, "\(run.errors)")
+        let answered = try String(contentsOf: page, encoding: .utf8)
+        #expect(answered.contains("\"email\":\"\(AuthEmulator.User.aliceEmail)\""), "\(answered)")
     }
 }
