@@ -184,6 +184,7 @@ struct PrivateAuthorityProxyCLITests {
             try await cli.signIn()
             let through = proxy.requests().count
             cli.environment["NO_PROXY"] = "localhost,.example.com,idp.test"
+            cli.environment["no_proxy"] = cli.environment["NO_PROXY"]
             let refresh = try await cli.run(["refresh"])
             #expect(refresh.status == 2, "\(refresh.output)")
             #expect(refresh.stderr.contains("could not reach idp.test (its name did not resolve)"), "\(refresh.output)")
@@ -199,6 +200,7 @@ struct PrivateAuthorityProxyCLITests {
             defer { cli.cleanUp() }
             try await cli.signIn()
             cli.environment["HTTPS_PROXY"] = "http://someone:proxy-hunter2@"
+            cli.environment["https_proxy"] = cli.environment["HTTPS_PROXY"]
             let refresh = try await cli.run(["refresh"])
             #expect(refresh.status == 4, "\(refresh.output)")
             #expect(refresh.stderr.contains("HTTPS_PROXY is not a proxy URL"), "\(refresh.output)")

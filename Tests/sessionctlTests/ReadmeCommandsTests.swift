@@ -30,9 +30,10 @@ struct ReadmeCommandsTests {
     /// page): `swift run NAME` runs the built NAME, `$BROWSER` fills the emulator's sign-in form as alice, and
     /// after a line that starts a server on a port in the background the next waits until that port answers, as a
     /// person would.
-    static func run(_ lines: [String], in cli: CLI, page: URL, after: String = "", then url: String? = nil)
-        async throws -> Run
-    {
+    static func run(
+        _ lines: [String], in cli: CLI, page: URL, before: String = "", after: String = "", then url: String? = nil,
+        environment extra: [String: String] = [:]
+    ) async throws -> Run {
         let bin = cli.home.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         // `swift run NAME ARGS...` runs the built NAME; anything else is refused, so a line that needs more fails.
@@ -54,6 +55,7 @@ struct ReadmeCommandsTests {
         environment["FORM_BROWSER_PAGE"] = page.path
         if let url { environment["FORM_BROWSER_THEN"] = url }
         environment["SESSIONCTL_STORE"] = "file"
+        environment.merge(extra) { $1 }
         // The script leads a session of its own (setsid): its watchdog ends every process the lines started, so a
         // line that hangs fails the test instead of holding it.
         var script = """
@@ -62,6 +64,7 @@ struct ReadmeCommandsTests {
             trap 'kill $(jobs -p) 2>/dev/null' EXIT
 
             """
+        script += before
         for line in lines {
             script += line + "\n"
             let code = line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? line
@@ -124,11 +127,88 @@ struct ReadmeCommandsTests {
         defer { cli.cleanUp() }
         let page = cli.home.appendingPathComponent("page.html")
         // Then what a person does: open the page and sign in (the browser), and the page's script reads the API.
+        // The example's sealing key lives in its state folder; the database outlives a test's home, so the key is
+        // kept beside the cluster, as a person's own folder keeps it beside their database.
+        let state = FileManager.default.currentDirectoryPath + "/.postgres/readme-state"
         let run = try await Self.run(
             lines, in: cli, page: page, after: "$BROWSER http://127.0.0.1:8080/auth/login\n",
-            then: "http://127.0.0.1:8080/api/userinfo")
+            then: "http://127.0.0.1:8080/api/userinfo", environment: ["XDG_STATE_HOME": state])
         #expect(run.status == 0, "\(run.errors)")
         let answered = try String(contentsOf: page, encoding: .utf8)
         #expect(answered.contains("\"email\":\"\(AuthEmulator.User.aliceEmail)\""), "\(answered)")
+    }
+
+    @Test(
+        "git and kubectl: configure the forge, git clone over https, the kubeconfig user, kubectl get pods",
+        .enabled(if: KubeTestServer.kubectl != nil, "needs kubectl on PATH (CI installs it)"))
+    func gitAndKubectl() async throws {
+        let quickStart = try Self.shellLines(under: "## Quick start: the terminal")
+        let lines = try Self.shellLines(under: "get their tokens from it")
+        #expect(lines.count == 4, "\(lines)")
+        let cli = try CLI.make()
+        defer { cli.cleanUp() }
+        // What the user has before: a cluster their admin handed out, in ~/.kube/config.
+        let cluster = try await KubeTestServer.start()
+        defer { cluster.stop() }
+        let kube = cli.home.appendingPathComponent(".kube")
+        try FileManager.default.createDirectory(at: kube, withIntermediateDirectories: true)
+        try cluster.clusterConfig(user: nil).write(
+            to: kube.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        // A forge at https://git.example.com/team/app.git: the git test server, which lets a request through with a
+        // token the provider (the quick start's emulator, port 9400) accepts, behind a proxy that answers for the
+        // name with a private authority's certificate. The name resolves nowhere else.
+        let root = try TemporaryFolder(prefix: "readme-forge").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await Self.makeRepository(at: root + "/team/app.git")
+        let portFile = root + "/port"
+        let forge = try SpawnedProcess(
+            path: "/usr/bin/python3",
+            arguments: [
+                FileManager.default.currentDirectoryPath + "/scripts/git-test-server.py", "--root", root,
+                "--userinfo", "http://127.0.0.1:9400/userinfo", "--port-file", portFile, "--log", root + "/log",
+            ],
+            environment: ProcessInfo.processInfo.environment)
+        defer { forge.terminate() }
+        while !FileManager.default.fileExists(atPath: portFile) { try await Task.sleep(for: .milliseconds(20)) }
+        let forgePort = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+        let proxy = try await ProxyTestServer.start(host: "git.example.com", backend: forgePort)
+        defer { Task { await proxy.stop() } }
+        var environment = proxy.environment()
+        environment["GIT_SSL_CAINFO"] = proxy.authority
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        let page = cli.home.appendingPathComponent("page.html")
+        let run = try await Self.run(
+            quickStart + lines, in: cli, page: page, before: "cd \"$HOME\"\n", environment: environment)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(FileManager.default.fileExists(atPath: cli.home.path + "/app/README"), "git cloned: \(run.errors)")
+        #expect(proxy.requests().contains("CONNECT git.example.com:443"), "\(proxy.requests())")
+        #expect(
+            (run.output + run.errors).contains("No resources found in default namespace"), "\(run.output)\(run.errors)")
+        let bearers = cluster.authorizations().filter { $0.hasPrefix("Bearer ") }
+        #expect(!bearers.isEmpty && bearers.allSatisfy { $0.split(separator: ".").count == 3 }, "kubectl sent a JWT")
+    }
+
+    /// A bare repository at `path` with one commit on `main`.
+    static func makeRepository(at path: String) async throws {
+        let seed = path + ".seed"
+        try FileManager.default.createDirectory(atPath: seed, withIntermediateDirectories: true)
+        let steps: [(String, [String])] = [
+            (seed, ["init", "-q", "-b", "main"]),
+            (
+                seed,
+                ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "1"]
+            ),
+        ]
+        try "hello\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
+        for (directory, arguments) in steps {
+            _ = try await GitCredentialTests.Forge.run(arguments, in: directory)
+        }
+        _ = try await GitCredentialTests.Forge.run(["add", "README"], in: seed)
+        _ = try await GitCredentialTests.Forge.run(
+            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "2"], in: seed)
+        _ = try await GitCredentialTests.Forge.run(["init", "--bare", "-q", path], in: seed)
+        _ = try await GitCredentialTests.Forge.run(["push", "-q", path, "main"], in: seed)
+        _ = try await GitCredentialTests.Forge.run(["symbolic-ref", "HEAD", "refs/heads/main"], in: path)
     }
 }
