@@ -1,6 +1,6 @@
 import AuthEmulator
 import Foundation
-import SessionKitTesting
+import SessionKitTestSupport
 import Testing
 
 /// The README's terminal quick start, run line by line exactly as printed, in a fresh home: `swift run` is served by
