@@ -52,11 +52,20 @@ struct ForwardedPathRouterTests {
 
     @Test("only paths under the mount, with the prefix: /bff/api/... is forwarded, /api/... and /bff/apix are not")
     func prefix() async throws {
-        try await LiveEmulator.with(RouterBFF.emulatorConfiguration()) { emulator in
+        let secret = "bff-prefix-test-secret-0123456789abcdef"
+        let configuration = RouterBFF.emulatorConfiguration {
+            $0.clients.append(
+                AuthEmulator.Client(
+                    id: "bff-prefix", name: "BFF under /bff", secret: secret,
+                    redirectURIs: ["http://127.0.0.1:8080/bff/auth/callback"]))
+        }
+        let underPrefix: (inout BackendForFrontend.Configuration) -> Void = { $0.prefix = "/bff" }
+        try await LiveEmulator.with(configuration) { emulator in
             try await EchoServer.with { upstream in
-                try await RouterBFF.test(emulator: emulator, upstream: upstream.url, configure: { $0.prefix = "/bff" })
-                {
-                    app in
+                try await RouterBFF.test(
+                    emulator: emulator, upstream: upstream.url, clientID: "bff-prefix", clientSecret: secret,
+                    configure: underPrefix
+                ) { app in
                     let browser = app.browser()
                     #expect(try await browser.get(try await browser.callback(prefix: "/bff")).status == 303)
                     let csrf = [("X-CSRF", "1")]
