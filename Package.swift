@@ -42,7 +42,9 @@ let package = Package(
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
         // For store authors: the conformance suite every SecureStore backend must pass. Needs only SecureStore.
         .library(name: "SecureStoreTesting", targets: ["SecureStoreTesting"]),
-        // Shared test support: live-emulator helpers, a controllable clock, a throw-away keyring.
+        // For an app's own tests: the emulator started on loopback, a browser for loopback sign-ins, a clock tests
+        // move, captured logs, temporary folders. The repository's own test machinery is in SessionKitTestSupport,
+        // which is not a product.
         .library(name: "SessionKitTesting", targets: ["SessionKitTesting"]),
         // The command-line client: the client only, no server stack.
         .executable(name: "sessionctl", targets: ["sessionctl"]),
@@ -214,9 +216,26 @@ let package = Package(
         .target(
             name: "SessionKitTesting",
             dependencies: [
-                "SecureStore", "SessionKit", "SessionKitLoopback", "AuthEmulator",
+                "SecureStore", "SessionKit", "AuthEmulator",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Not a product: this repository's own test machinery (child processes, the test keyring and PostgreSQL,
+        // built programs, free loopback ports), its API `package`, for the test targets only.
+        .target(
+            name: "SessionKitTestSupport",
+            dependencies: ["SecureStore", "SessionKit", "SessionKitLoopback"],
+            path: "Tests/Support"
+        ),
+        // Not a product: the test PostgreSQL's stores (SESSIONKIT_POSTGRES_URL), for SessionKitPostgresTests and
+        // SessionKitServerTests.
+        .target(
+            name: "SessionKitPostgresTestSupport",
+            dependencies: [
+                "SecureStore", "SessionKitPostgres", "SessionKitTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PostgresSupport"
         ),
         // The QR code encoder sessionctl draws device sign-in links with.
         .target(name: "QRCode"),
@@ -283,34 +302,50 @@ let package = Package(
         .testTarget(
             name: "SecureStoreTests",
             dependencies: [
-                "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKit", "AuthEmulator",
-                "securestore-tool", "sessionkit-app-process",
+                "SecureStore", "SecureStoreTesting", "SessionKitTesting", "SessionKitTestSupport", "SessionKit",
+                "AuthEmulator", "securestore-tool", "sessionkit-app-process",
             ]
         ),
         .testTarget(
             name: "SessionKitTests",
-            dependencies: ["SessionKit", "SessionKitLoopback", "SessionKitTesting", "AuthEmulator"]
+            dependencies: [
+                "SessionKit", "SessionKitLoopback", "SessionKitTesting", "SessionKitTestSupport", "AuthEmulator",
+            ]
         ),
         .testTarget(
             name: "sessionctlTests",
             dependencies: [
-                "sessionctl", "sessionkit-emulator", "SessionKit", "SessionKitTesting", "AuthEmulator", "SecureStore",
+                "sessionctl", "sessionkit-emulator", "SessionKit", "SessionKitTesting", "SessionKitTestSupport",
+                "AuthEmulator", "SecureStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "SessionKitTesting"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "SessionKitTestSupport"]),
+        // SessionDirectory, SessionManager over the server's stores, and several instances as processes.
         .testTarget(
             name: "SessionKitServerTests",
             dependencies: [
                 "SessionKitServer", "SessionKitPostgres", "sessionkit-directory-load", "SecureStore",
-                "SecureStoreTesting",
-                "SessionKitTesting", "SessionKit", "AuthEmulator",
+                "SessionKitTesting", "SessionKitTestSupport", "SessionKitPostgresTestSupport", "SessionKit",
+                "AuthEmulator",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The PostgreSQL store on its own: statement batching, versioned writes, leases, sweeps, TLS, encryption,
+        // deadlines, the commit watch, row sealing.
+        .testTarget(
+            name: "SessionKitPostgresTests",
+            dependencies: [
+                "SessionKitPostgres", "SessionKitServer", "SecureStore", "SecureStoreTesting", "SessionKitTesting",
+                "SessionKitTestSupport", "SessionKitPostgresTestSupport", "SessionKit", "AuthEmulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -321,7 +356,7 @@ let package = Package(
             name: "SessionKitBFFTests",
             dependencies: [
                 "SessionKitBFF", "sessionkit-bff", "SessionKitServer", "SessionKitPostgres", "SessionKitTesting",
-                "SessionKit", "SecureStore",
+                "SessionKitTestSupport", "SessionKit", "SecureStore",
                 "AuthEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -336,6 +371,21 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // The back end for front ends' fast tier: its router answered in this process (HummingbirdTesting's
+        // `.router`) over the in-memory store, and its rules on their own. No PostgreSQL, no process of its own:
+        // it cannot import SessionKitPostgres. What needs processes and the database is in SessionKitBFFTests.
+        .testTarget(
+            name: "SessionKitBFFRouterTests",
+            dependencies: [
+                "SessionKitBFF", "SessionKitServer", "SessionKit", "SecureStore", "SessionKitTesting", "AuthEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

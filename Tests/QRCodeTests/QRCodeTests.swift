@@ -1,5 +1,5 @@
 import Foundation
-import SessionKitTesting
+import SessionKitTestSupport
 import Testing
 
 @testable import QRCode

@@ -3,6 +3,7 @@ import Foundation
 import SecureStore
 import SecureStoreTesting
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import SecureStore
 import SecureStoreTesting
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import SessionKitTesting
+import SessionKitTestSupport
 
 #if canImport(Darwin)
     import Darwin

@@ -1,5 +1,5 @@
 import Foundation
-import SessionKitTesting
+import SessionKitTestSupport
 import Testing
 
 /// The keyring tests use only the throw-away keyring of scripts/with-keyring: on a desktop whose own keyring is

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import SecureStore
-import SessionKitTesting
 
 #if canImport(Darwin)
     import Darwin

@@ -2,7 +2,6 @@ import AuthEmulator
 import Foundation
 import MetricsTestKit
 import SessionKitBFF
-import SessionKitTesting
 import Testing
 
 /// The back end's forwarding counters, read through swift-metrics' test backend.

@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import SessionKit
 import SessionKitServer
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -11,7 +11,8 @@ import SessionKitTesting
 import Testing
 
 /// Limits a stranger or a broken upstream cannot pass: the upstream's time (head and body), body sizes both
-/// ways, the path allow-list, a session's absolute lifetime and idle timeout, and two tabs signing in at once.
+/// ways, and a session's absolute lifetime and idle timeout. The path allow-list and the sign-in cookies' limits are
+/// in SessionKitBFFRouterTests.
 @Suite("Limits", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct LimitTests {
     @Test("an upstream that trickles, goes silent after its first byte, or never answers is cut off in time")
@@ -86,37 +87,6 @@ struct LimitTests {
         }
     }
 
-    @Test(
-        "the path allow-list: dot segments in any encoding, ;, control bytes, overlong UTF-8 refused; plain paths pass",
-        arguments: [
-            ("/api/a/../../secret", false), ("/api/a/%2e%2e/secret", false), ("/api/a/..%2F..%2Fsecret", false),
-            ("/api/a/..%5c..%5csecret", false), ("/api/a/..;/secret", false), ("/api/a/%252e%252e/secret", false),
-            ("/api/a/%00", false), ("/api/a/%c0%ae%c0%ae/secret", false), ("/api/a/%zz", false),
-            ("/api/a/b%2e%2ec/ok", true), ("/api/orders/7?sort=new&q=a%20b", true), ("/api/caf%C3%A9", true),
-            ("/api/a/...", true),
-        ])
-    func pathAllowList(path: String, forwarded: Bool) async throws {
-        try await LiveEmulator.with { emulator in
-            let upstream = try await EchoUpstream.start()
-            let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url)
-            let browser = CookieBrowser()
-            do {
-                #expect(try await browser.signIn(through: instance.url).status == 303)
-                let page = try await browser.get(URL(string: instance.urlString + path)!, headers: [("X-CSRF", "1")])
-                #expect((page.status == 200) == forwarded, "\(path): \(page.status)")
-                // Refused by the allow-list (400), or before it by the router for bytes that are not UTF-8 (404).
-                if !forwarded { #expect(page.status == 400 || page.status == 404, "\(path): \(page.status)") }
-                if page.status == 400 { #expect(page.json["error"] as? String == "invalid_path") }
-            } catch {
-                Issue.record(error)
-            }
-            await browser.shutdown()
-            await instance.stop()
-            await upstream.stop()
-        }
-    }
-
     @Test("a session past its absolute lifetime or idle timeout ends (401, and deleted), whatever its tokens say")
     func lifetimes() async throws {
         try await LiveEmulator.with { emulator in
@@ -148,28 +118,6 @@ struct LimitTests {
                     let reader = SessionManager(provider: instance.bff.provider, store: store, account: id.account)
                     #expect(try await reader.storedCredentials() == nil, "the ended session was deleted")
                 }
-            } catch {
-                Issue.record(error)
-            }
-            await browser.shutdown()
-            await instance.stop()
-        }
-    }
-
-    @Test("two tabs signing in at once both finish; each has its own sign-in cookie")
-    func twoTabs() async throws {
-        try await LiveEmulator.with { emulator in
-            let instance = try await InProcessInstance.start(
-                emulator: emulator, store: try await BFFPostgres.Deployment().store())
-            let browser = CookieBrowser()
-            do {
-                let first = try await browser.callbackURL(from: instance.url)
-                let second = try await browser.callbackURL(from: instance.url)
-                #expect(browser.cookies.keys.filter { $0.hasPrefix("sessionkit-signin-") }.count == 2)
-                #expect(try await browser.get(first).status == 303, "the first tab finishes")
-                #expect(try await browser.get(second).status == 303, "and so does the second")
-                #expect(try await browser.get(instance.at("/auth/me")).status == 200)
-                #expect(browser.cookies.keys.filter { $0.hasPrefix("sessionkit-signin-") }.isEmpty)
             } catch {
                 Issue.record(error)
             }

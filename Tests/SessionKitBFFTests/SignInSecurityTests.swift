@@ -9,8 +9,9 @@ import SessionKitServer
 import SessionKitTesting
 import Testing
 
-/// The sign-in routes against forgery: callbacks replayed, tampered or from another browser, open redirects,
-/// cross-site requests, and the cookie's attributes over https. Two instances in this process share the store.
+/// The sign-in routes against forgery: callbacks replayed, tampered or from another browser, and a tampered nonce.
+/// Two instances in this process share the store. Open redirects, cross-site requests and the cookies' attributes
+/// are in SessionKitBFFRouterTests.
 @Suite("Sign-in security", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct SignInSecurityTests {
     /// The number of sessions in `store` that hold credentials (a session that ended keeps only its generation).
@@ -105,72 +106,6 @@ struct SignInSecurityTests {
                 #expect(page.text.contains("failed validation (nonce)"), "\(page.text)")
                 #expect(browser.cookies["sessionkit"] == nil)
                 #expect(try await Self.liveSessions(store, a) == 0)
-            } catch {
-                Issue.record(error)
-            }
-            await browser.shutdown()
-            await a.stop()
-        }
-    }
-
-    @Test(
-        "return_to must be a path on this site",
-        arguments: [
-            "https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", "evil", "/a b",
-        ])
-    func returnTo(target: String) async throws {
-        try await LiveEmulator.with { emulator in
-            let store = try await BFFPostgres.Deployment().store()
-            let a = try await InProcessInstance.start(emulator: emulator, store: store)
-            let browser = CookieBrowser()
-            var login = URLComponents(url: a.at("/auth/login"), resolvingAgainstBaseURL: false)!
-            login.queryItems = [URLQueryItem(name: "return_to", value: target)]
-            let page = try await browser.get(login.url!)
-            #expect(page.status == 400)
-            #expect(page.headers.first(name: "location") == nil)
-            #expect(page.json["error"] as? String == "invalid_return_to")
-            #expect(try await store.keys().isEmpty, "no sign-in was started")
-            await browser.shutdown()
-            await a.stop()
-        }
-    }
-
-    @Test("an https public URL: __Host- cookies with Secure; Origin must be that URL's")
-    func httpsCookies() async throws {
-        let publicURL = URL(string: "https://app.example.test")!
-        let configuration = LiveEmulator.configuration {
-            $0.clients.append(
-                AuthEmulator.Client(
-                    id: "bff-https", name: "BFF over https", secret: "bff-https-test-secret-0123456789abcdef",
-                    redirectURIs: ["https://app.example.test/auth/callback"]))
-        }
-        try await LiveEmulator.with(configuration) { emulator in
-            let store = try await BFFPostgres.Deployment().store()
-            let a = try await InProcessInstance.start(
-                emulator: emulator, store: store, publicURL: publicURL, clientID: "bff-https",
-                clientSecret: "bff-https-test-secret-0123456789abcdef")
-            let browser = CookieBrowser()
-            do {
-                let start = try await browser.get(a.at("/auth/login"))
-                let binding = try #require(start.setCookies.first)
-                #expect(binding.hasPrefix("__Host-sessionkit-signin-"), "one sign-in cookie per sign-in under way")
-                #expect(binding.contains("; Secure") && binding.contains("; HttpOnly") && binding.contains("; Path=/"))
-                #expect(!binding.lowercased().contains("domain="))
-                let landed = try await browser.signIn(through: a.url)
-                #expect(landed.status == 303)
-                let cookie = try #require(landed.setCookies.first { $0.hasPrefix("__Host-sessionkit=") })
-                #expect(cookie.contains("; Path=/") && cookie.contains("; HttpOnly"))
-                #expect(cookie.contains("; SameSite=Lax") && cookie.contains("; Secure"))
-                #expect(!cookie.lowercased().contains("domain="))
-                #expect(try await browser.get(a.at("/auth/me")).status == 200)
-                // The loopback origin is not the public one.
-                let wrongOrigin = try await browser.send(
-                    .POST, a.at("/auth/logout"), headers: [("Origin", a.url.absoluteString)])
-                #expect(wrongOrigin.status == 403)
-                let logout = try await browser.send(
-                    .POST, a.at("/auth/logout"), headers: [("Origin", "https://app.example.test")])
-                #expect(logout.status == 200)
-                #expect(try await browser.get(a.at("/auth/me")).status == 401)
             } catch {
                 Issue.record(error)
             }

@@ -1,6 +1,7 @@
 import AuthEmulator
 import Foundation
 import SecureStore
+import SessionKitPostgresTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing

@@ -2,6 +2,8 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgresTestSupport
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import PostgresNIO
 import SecureStore
 import SessionKit
+import SessionKitPostgresTestSupport
 import SessionKitTesting
 import Testing
 

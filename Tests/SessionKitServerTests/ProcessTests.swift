@@ -2,6 +2,8 @@ import AuthEmulator
 import Crypto
 import Foundation
 import SessionKit
+import SessionKitPostgresTestSupport
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

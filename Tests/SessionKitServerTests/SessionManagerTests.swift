@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitPostgresTestSupport
 import SessionKitTesting
 import Testing
 

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import Logging
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SessionKit
 import SessionKitLoopback
+import SessionKitTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing

@@ -2,7 +2,6 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
-import SessionKitTesting
 import Testing
 
 #if canImport(Glibc)

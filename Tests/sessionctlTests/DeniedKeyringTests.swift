@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

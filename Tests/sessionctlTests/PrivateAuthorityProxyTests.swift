@@ -1,6 +1,7 @@
 import AuthEmulator
 import Foundation
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

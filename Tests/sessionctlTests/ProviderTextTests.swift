@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

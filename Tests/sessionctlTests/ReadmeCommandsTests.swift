@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 

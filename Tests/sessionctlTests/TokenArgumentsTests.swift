@@ -18,9 +18,9 @@ struct TokenArgumentsTests {
                 ][...]))
         #expect(parsed.minTTL == 300 && parsed.idToken && parsed.json && parsed.output == .execCredential)
         let global = parsed.flags
-        #expect(global.profile == "work" && global.issuer == "https://example.eu.auth0.com/")
-        #expect(global.clientID == "abc" && global.store == "file" && global.sessionsDirectory == "/tmp/s")
-        #expect(global.audience == "api" && global.scope == "openid" && global.clientAuth == "post")
+        #expect(global[.profile] == "work" && global[.issuer] == "https://example.eu.auth0.com/")
+        #expect(global[.clientID] == "abc" && global[.store] == "file" && global[.sessionsDirectory] == "/tmp/s")
+        #expect(global[.audience] == "api" && global[.scope] == "openid" && global[.clientAuth] == "post")
         #expect(TokenFastPath.parse(["--min-ttl=-5"][...])?.minTTL == -5)
     }
 
@@ -45,7 +45,7 @@ struct GitCredentialArgumentsTests {
             GitCredentialFastPath.parse(
                 ["--profile", "gitlab", "--min-ttl=300", "get", "--username", "me", "--store=kernel"][...]))
         #expect(parsed.username == "me" && parsed.minTTL == 300)
-        #expect(parsed.options == ["profile": "gitlab", "store": "kernel"])
+        #expect(parsed.options == [.profile: "gitlab", .store: "kernel"])
         #expect(!parsed.allowsHTTP)
         let http = try #require(GitCredentialFastPath.parse(["--allow-http", "get", "--min-ttl", "5"][...]))
         #expect(http.allowsHTTP && http.minTTL == 5)

@@ -22,18 +22,18 @@ struct APITokenRequest: Equatable {
     ///
     /// - Throws: ``SessionKitError/Code/invalidConfiguration`` for `--scope` with no audience anywhere.
     static func split(_ flags: SettingFlags) throws(SessionKitError) -> (APITokenRequest?, session: SettingFlags) {
-        guard flags.audience != nil || flags.scope != nil else { return (nil, flags) }
+        guard flags[.audience] != nil || flags[.scope] != nil else { return (nil, flags) }
         var session = flags
-        session.audience = nil
-        session.scope = nil
-        var audience = flags.audience
+        session[.audience] = nil
+        session[.scope] = nil
+        var audience = flags[.audience]
         if audience == nil { audience = try session.resolved().settings.audience }
         guard let audience else {
             throw SessionKitError(
                 code: .invalidConfiguration,
                 message: "`token --scope` asks for a token for an API: name the API with --audience")
         }
-        return (APITokenRequest(audience: audience, scope: flags.scope), session)
+        return (APITokenRequest(audience: audience, scope: flags[.scope]), session)
     }
 
     /// The token `api` asks for (the session's own without one) from memory or the store, valid for `minTTL`

@@ -25,16 +25,7 @@ struct Configure: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .customLong("redirect-port"), help: "A fixed port for browser sign-in redirects.")
-    var redirectPort: Int?
-
-    @Option(
-        name: .customLong("redirect-uri"),
-        help: ArgumentHelp(
-            "The exact redirect URI for browser sign-ins (http, host 127.0.0.1, [::1] or localhost); "
-                + "replaces --redirect-port.",
-            valueName: "URI"))
-    var redirectURI: String?
+    @OptionGroup var redirect: RedirectOptions
 
     @Option(name: .customLong(EndpointOption.authorization), help: "Override the discovered authorization endpoint.")
     var authorizationEndpoint: String?
@@ -86,12 +77,6 @@ struct Configure: AsyncParsableCommand {
         if options.clientSecretFile != nil && options.clientSecretStdin {
             throw ValidationError("--client-secret-file and --client-secret-stdin exclude each other; give one")
         }
-        if let redirectPort, !(0...65_535).contains(redirectPort) {
-            throw ValidationError("--redirect-port is \(redirectPort); give a port from 0 (any free one) to 65535")
-        }
-        if redirectURI != nil && redirectPort != nil {
-            throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
-        }
         for host in gitHosts where GitHost(host, defaultPort: 443) == nil {
             throw ValidationError(
                 "--git-host '\(host)' is not HOST or HOST:PORT; give the forge's host as its git URLs name it, such "
@@ -112,11 +97,11 @@ struct Configure: AsyncParsableCommand {
             // Absolute: git and kubectl run sessionctl from other folders.
             profile.caFile = options.caFile.map(Self.absolutePath) ?? profile.caFile
             if let dpop { profile.dpop = dpop ? true : nil }
-            if let redirectURI {
-                profile.redirectURI = try LoopbackRedirectURI(redirectURI).description
+            if let uri = redirect.redirectURI {
+                profile.redirectURI = try LoopbackRedirectURI(uri).description
                 profile.redirectPort = nil
-            } else if let redirectPort {
-                profile.redirectPort = redirectPort
+            } else if let port = redirect.redirectPort {
+                profile.redirectPort = port
                 profile.redirectURI = nil
             }
             var hosts = noGitHosts ? [] : profile.gitHosts ?? []

@@ -63,7 +63,7 @@ struct GitCredentialConfigure: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let flags = SettingFlags(profile: profile)
+        let flags = SettingFlags(profile.map { [.profile: $0] } ?? [:])
         try await reporting(profile: flags.profileName) {
             let name = flags.profileName
             let resolved = try flags.resolved()

@@ -14,8 +14,8 @@ import Synchronization
 /// stored valid token (renewal, a stale token, no session, any error), goes through the usual path, which gets the
 /// request git wrote from ``input`` since standard input can be read only once.
 struct GitCredentialFastPath {
-    /// The settings options given, by name without the dashes.
-    var options: [String: String] = [:]
+    /// The settings options given (``SettingOption``).
+    var options: [SettingOption: String] = [:]
     var username = "oauth2"
     var minTTL = 60
     /// `--allow-http`: plain http to a claimed host that is not loopback may have a token.
@@ -54,8 +54,9 @@ struct GitCredentialFastPath {
             case GitCredentialAnswer.OptionName.minTTL:
                 guard let seconds = Int(value) else { return nil }
                 parsed.minTTL = seconds
-            case _ where TokenFastPath.settingNames.contains(name): parsed.options[name] = value
-            default: return nil
+            default:
+                guard let option = SettingOption(rawValue: name) else { return nil }
+                parsed.options[option] = value
             }
         }
         return operation == "get" ? parsed : nil
@@ -68,7 +69,7 @@ struct GitCredentialFastPath {
         let text = Terminal.readStandardInput()
         Self.input.withLock { $0 = text }
         guard let request = try? GitCredentialRequest(parsing: text),
-            let settings = try? GitHostClaim.flags(TokenFastPath.flags(options), for: request, allowsHTTP: allowsHTTP),
+            let settings = try? GitHostClaim.flags(SettingFlags(options), for: request, allowsHTTP: allowsHTTP),
             let context = try? SessionContext.make(settings, warnOnFallback: false, readsStoredSecret: false),
             let credentials = try? context.session.localCredentials(minTTL: TimeInterval(minTTL)),
             let stale = try? StaleToken(store: context.storeSelection.store, profile: context.resolved.profile)

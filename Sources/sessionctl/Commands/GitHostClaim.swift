@@ -43,7 +43,7 @@ struct GitHostClaim {
         current = flags.profileName
         profiles[current] = flags.settings(over: file.profiles[current] ?? ProfileSettings())
         self.profiles = profiles
-        named = flags.profile ?? Environment.value("SESSIONCTL_PROFILE")
+        named = flags.value(.profile)
         self.allowsHTTP = allowsHTTP
     }
 
@@ -60,7 +60,7 @@ struct GitHostClaim {
         -> SettingFlags
     {
         var flags = flags
-        flags.profile = try GitHostClaim(flags, allowsHTTP: allowsHTTP).profile(for: request)
+        flags[.profile] = try GitHostClaim(flags, allowsHTTP: allowsHTTP).profile(for: request)
         return flags
     }
 

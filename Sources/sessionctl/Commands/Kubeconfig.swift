@@ -50,7 +50,7 @@ struct Kubeconfig: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let flags = SettingFlags(profile: profile)
+        let flags = SettingFlags(profile.map { [.profile: $0] } ?? [:])
         try await reporting(profile: flags.profileName) {
             // A user whose plugin cannot sign in would only fail in kubectl: say so here.
             _ = try flags.resolved().providerConfiguration()

@@ -31,16 +31,7 @@ struct Login: AsyncParsableCommand {
     @Flag(name: .customLong("no-open"), help: "Print the sign-in URL instead of opening the browser.")
     var noOpen = false
 
-    @Option(name: .customLong("redirect-port"), help: "A fixed port for the browser redirect (default: a free port).")
-    var redirectPort: Int?
-
-    @Option(
-        name: .customLong("redirect-uri"),
-        help: ArgumentHelp(
-            "The exact redirect URI to send, for providers that match it exactly: http, host 127.0.0.1, [::1] or "
-                + "localhost, any path, any port or none (80).",
-            valueName: "URI"))
-    var redirectURI: String?
+    @OptionGroup var redirect: RedirectOptions
 
     @Option(help: "The username, for --password.")
     var username: String?
@@ -73,12 +64,6 @@ struct Login: AsyncParsableCommand {
         guard (1...86_400).contains(timeout) else {
             throw ValidationError("--timeout is \(timeout) seconds; give between 1 and 86400 (a day)")
         }
-        if let redirectPort, !(0...65_535).contains(redirectPort) {
-            throw ValidationError("--redirect-port is \(redirectPort); give a port from 0 (any free one) to 65535")
-        }
-        if redirectURI != nil && redirectPort != nil {
-            throw ValidationError("--redirect-uri and --redirect-port exclude each other; the URI names its port")
-        }
         if acrValues != nil || maxAge != nil {
             guard method == .browser && !passwordStdin else {
                 throw ValidationError("--acr-values and --max-age need the browser sign-in; leave out --\(method)")
@@ -105,7 +90,7 @@ struct Login: AsyncParsableCommand {
             case .browser:
                 // Stored by the sign-in itself, before the browser's page says "Signed in".
                 credentials = try await BrowserSignIn(
-                    context: context, redirect: try redirect(context.resolved.settings), open: !noOpen,
+                    context: context, redirect: try chosenRedirect(over: context.resolved.settings), open: !noOpen,
                     timeout: timeout, stepUp: stepUp
                 ).run()
             }
@@ -130,9 +115,9 @@ struct Login: AsyncParsableCommand {
     }
 
     /// The redirect: this command's `--redirect-uri` or `--redirect-port`, else the profile's, else a free port.
-    private func redirect(_ settings: ProfileSettings) throws(SessionKitError) -> BrowserSignIn.Redirect {
-        if let redirectURI { return .uri(try LoopbackRedirectURI(redirectURI)) }
-        if let redirectPort { return .port(redirectPort) }
+    private func chosenRedirect(over settings: ProfileSettings) throws(SessionKitError) -> BrowserSignIn.Redirect {
+        if let uri = redirect.redirectURI { return .uri(try LoopbackRedirectURI(uri)) }
+        if let port = redirect.redirectPort { return .port(port) }
         return try .saved(in: settings)
     }
 

@@ -3,20 +3,16 @@
 /// ArgumentParser finds a command's options by reflection and dynamic casts, and in a binary this size
 /// the first casts scan every protocol conformance in it: about three quarters of the instructions of a
 /// `sessionctl token` run (see `Benchmarks/cli.sh`). This reads only the options `token` documents, in their
-/// `--name value` and `--name=value` forms; anything else (help, a typo, a bad value) makes `parse`
-/// return `nil`, and ArgumentParser then parses and reports as usual.
+/// `--name value` and `--name=value` forms: its own and the settings options (``SettingOption``, the list
+/// ``GlobalOptions`` declares). Anything else (help, a typo, a bad value) makes `parse` return `nil`, and
+/// ArgumentParser then parses and reports as usual.
 struct TokenFastPath {
-    var options: [String: String] = [:]
+    /// The settings options given.
+    var options: [SettingOption: String] = [:]
     var minTTL = 60
     var idToken = false
     var json = false
     var output = Token.Format.plain
-
-    /// The settings options every command takes (``GlobalOptions``), each with a value.
-    static let settingNames: Set<String> = [
-        "profile", "issuer", "client-id", "client-auth", "audience", "scope", "sessions-dir", "store", "ca-file",
-    ]
-    private static let valued = settingNames.union(["min-ttl", "output"])
 
     /// The arguments after `token`, or `nil` when they need ArgumentParser.
     static func parse(_ arguments: ArraySlice<String>) -> TokenFastPath? {
@@ -33,34 +29,27 @@ struct TokenFastPath {
             switch name {
             case "id-token" where value == nil: parsed.idToken = true
             case "json" where value == nil: parsed.json = true
-            case _ where valued.contains(name):
+            case "min-ttl", "output":
                 guard let text = value ?? rest.popFirst(), value != nil || !text.hasPrefix("-") else {
                     return nil
                 }
                 if name == "min-ttl" {
                     guard let seconds = Int(text) else { return nil }
                     parsed.minTTL = seconds
-                } else if name == "output" {
+                } else {
                     guard let format = Token.Format(rawValue: text) else { return nil }
                     parsed.output = format
-                } else {
-                    parsed.options[name] = text
                 }
             default:
-                return nil
+                guard let option = SettingOption(rawValue: name), let text = value ?? rest.popFirst(),
+                    value != nil || !text.hasPrefix("-")
+                else { return nil }
+                parsed.options[option] = text
             }
         }
         return parsed
     }
 
     /// The settings flags as ArgumentParser would have set them.
-    var flags: SettingFlags { Self.flags(options) }
-
-    /// The settings flags of `options` (by option name, without the dashes) as ArgumentParser would set them.
-    static func flags(_ options: [String: String]) -> SettingFlags {
-        SettingFlags(
-            profile: options["profile"], issuer: options["issuer"], clientID: options["client-id"],
-            clientAuth: options["client-auth"], audience: options["audience"], scope: options["scope"],
-            sessionsDirectory: options["sessions-dir"], store: options["store"], caFile: options["ca-file"])
-    }
+    var flags: SettingFlags { SettingFlags(options) }
 }

@@ -9,7 +9,7 @@ enum SavedGitHosts {
         var file = try ConfigFile.load()
         var settings = file.profiles[profile] ?? ProfileSettings()
         // The issuer from the environment counts as it does when git runs the helper.
-        guard !GitHostClaim.claims(SettingFlags(profile: profile).settings(over: settings)).contains(host) else {
+        guard !GitHostClaim.claims(SettingFlags([.profile: profile]).settings(over: settings)).contains(host) else {
             return false
         }
         settings.gitHosts = (settings.gitHosts ?? []) + [host.description]

@@ -4,7 +4,7 @@ import Foundation
 import SecureStore
 import SessionKitPostgres
 import SessionKitServer
-import SessionKitTesting
+import SessionKitTestSupport
 import Testing
 
 /// The PostgreSQL these tests use, as in SessionKitServerTests: `SESSIONKIT_POSTGRES_URL` (scripts/postgres-start.sh

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import SessionKitTesting
+import SessionKitTestSupport
 
 /// An upstream API for the forwarding tests: it answers every request with the headers it received, the body's
 /// size and SHA-256, and headers that a proxy must not pass back (hop-by-hop ones and a cookie).

@@ -8,6 +8,7 @@ import SessionKit
 import SessionKitBFF
 import SessionKitPostgres
 import SessionKitServer
+import SessionKitTestSupport
 import SessionKitTesting
 
 /// One server instance of the back end for front ends under test, in this process or as a process of its own.

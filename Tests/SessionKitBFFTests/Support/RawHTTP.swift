@@ -1,5 +1,5 @@
 import Foundation
-import SessionKitTesting
+import SessionKitTestSupport
 
 #if canImport(Glibc)
     import Glibc

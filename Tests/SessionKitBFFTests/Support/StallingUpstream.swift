@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import SessionKitTesting
+import SessionKitTestSupport
 
 /// An upstream that misbehaves as a slow or broken API does: `/trickle` sends its head and then one byte a
 /// second for a minute, `/silent` sends its head and one byte and then nothing, `/late` answers only after a

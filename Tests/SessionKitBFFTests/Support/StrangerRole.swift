@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOPosix
 import PostgresNIO
-import SessionKitTesting
+import SessionKitTestSupport
 import Synchronization
 
 /// A PostgreSQL role that may only log in: no right on any table, as any role of the cluster has by default
