@@ -141,7 +141,7 @@ extension ProviderClient {
             bound
             ? try await sendWithProof(request, accessToken: accessToken, endpoint: "userinfo endpoint")
             : try await send(request, endpoint: "userinfo endpoint")
-        learnClockOffset(from: response, sentAt: sentAt)
+        learnClockOffset(from: response, sentAt: sentAt, receivedAt: clock.now())
         if response.status == 401 {
             throw SessionKitError(
                 code: .providerError,

@@ -45,11 +45,11 @@ extension ProviderClient {
         let url = try await metadata().endpoint(.token)
         let sentAt = clock.now()
         let response = try await postForm(parameters, to: url, endpoint: "token endpoint", proof: true)
-        learnClockOffset(from: response, sentAt: sentAt)
+        let receivedAt = clock.now()
+        learnClockOffset(from: response, sentAt: sentAt, receivedAt: receivedAt)
         guard response.status == 200 else {
             throw providerFailure(response, endpoint: "token endpoint")
         }
-        let receivedAt = clock.now()
         do {
             let tokens = try TokenResponse(
                 body: response.body, endpoint: "token endpoint", dpop: configuration.dpop != nil)

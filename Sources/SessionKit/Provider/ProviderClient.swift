@@ -169,10 +169,18 @@ public actor ProviderClient {
     ///
     /// Only answers made for this request count (token and userinfo): a discovery document or key set may
     /// come from a cache whose `Date` is old, and would make valid tokens look expired.
-    nonisolated func learnClockOffset(from response: HTTPResponse, sentAt: Date) {
+    ///
+    /// The provider wrote its `Date` (whole seconds) at some moment between `sentAt` and `receivedAt` on our clock,
+    /// so its clock is ahead of ours by at least `Date - receivedAt` and at most `Date + 1 - sentAt`. Only what
+    /// that range proves is taken: the bound nearest zero, and nothing when it holds zero or stays within 2 s. A
+    /// slow answer is not a fast clock: taken for one, it would date DPoP proofs in the provider's future, which it
+    /// refuses as "not yet valid".
+    nonisolated func learnClockOffset(from response: HTTPResponse, sentAt: Date, receivedAt: Date) {
         guard let date = response.header("Date").flatMap(HTTPDate.parse) else { return }
-        let offset = date.timeIntervalSince(sentAt)
-        clockOffset.withLock { $0 = abs(offset) > 2 ? offset : 0 }
+        let lowest = date.timeIntervalSince(receivedAt)
+        let highest = date.timeIntervalSince(sentAt) + 1
+        let proven = lowest > 0 ? lowest : highest < 0 ? highest : 0
+        clockOffset.withLock { $0 = abs(proven) > 2 ? proven : 0 }
     }
 
     package static func wrap(_ error: any Error) -> SessionKitError {
