@@ -105,7 +105,7 @@ struct FirstCallTests {
             let call = Task { try await relaunched.credentials(minTTL: 30) }
             let sent = ContinuousClock.now
             while try await emulator.controls.requestCounts()[.refreshToken] == 0 {
-                try #require(ContinuousClock.now - sent < .seconds(10), "the renewal never reached the provider")
+                try #require(ContinuousClock.now - sent < .seconds(30), "the renewal never reached the provider")
                 try await Task.sleep(for: .milliseconds(10))
             }
             call.cancel()
