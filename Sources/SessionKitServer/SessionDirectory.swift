@@ -32,9 +32,11 @@ public final class SessionDirectory: Sendable {
     private let clock: SessionClock
     private let logger: Logger?
     let cache: Mutex<LRU>
-    let metrics: DirectoryMetrics
-    /// Whether ``follow(_:retryDelay:)`` receives the store's announcements now; every manager looks at it.
-    let listening = ChangeListening()
+    /// What every manager's coordinator shares: whether ``follow(_:retryDelay:)`` receives the store's
+    /// announcements now, how contended leases are, and the directory's counters.
+    let fleet: DirectoryFleet
+    /// The store as one that versions its items, when it is: its managers then write conditionally.
+    private let versionedStore: (any VersionedSecureStore)?
 
     /// Creates a directory over a synchronous store (memory, an encrypted file): for tests and single-process
     /// servers. Nothing is read until a session is asked for.
@@ -65,7 +67,8 @@ public final class SessionDirectory: Sendable {
         self.clock = clock
         self.logger = logger
         self.cache = Mutex(LRU())
-        self.metrics = DirectoryMetrics(factory: metrics ?? MetricsSystem.factory)
+        self.fleet = DirectoryFleet(metrics: DirectoryMetrics(factory: metrics ?? MetricsSystem.factory))
+        self.versionedStore = store as? any VersionedSecureStore
     }
 
     /// Stores newly signed-in credentials under a new random session id, and returns the id.
@@ -233,9 +236,21 @@ public final class SessionDirectory: Sendable {
         }
     }
 
+    /// The directory's counters.
+    var metrics: DirectoryMetrics { fleet.metrics }
+
+    /// Whether ``follow(_:retryDelay:)`` receives the store's announcements now, and how contended leases are.
+    var listening: ChangeListening { fleet.listening }
+
+    /// A manager for the session stored under `account`, whose coordinator belongs to the directory's fleet.
     private func makeManager(account: String) -> SessionManager {
-        SessionManager(
-            provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger,
-            renewalObserver: { [metrics] in metrics.record($0) }, listening: listening)
+        SessionManager(provider: provider, account: account, clock: clock, policy: policy, logger: logger) {
+            [store, versionedStore, fleet] key, held -> any SessionCoordinator in
+            if let versionedStore {
+                return VersionedStoreCoordinator(store: versionedStore, key: key, held: held, fleet: fleet)
+            }
+            return FleetUpdateCoordinator(
+                base: AtomicUpdateCoordinator(store: store, key: key, held: held), fleet: fleet)
+        }
     }
 }
