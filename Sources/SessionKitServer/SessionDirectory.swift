@@ -9,8 +9,9 @@ import Tracing
 /// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
 /// on first use and kept in a least-recently-used cache of bounded size.
 ///
-/// Every instance of a service shares the store (an `AsyncSecureStore`, such as `SessionKitPostgres`'s), and the
-/// store's atomic `update` carries each session's renewal lease, so a session is renewed once across all
+/// Every instance of a service shares the store (an `AsyncSecureStore`, such as `SessionKitPostgres`'s), and each
+/// session's renewal lease is written with the store's conditional writes (a `VersionedSecureStore`, through
+/// ``VersionedStoreCoordinator``) or its atomic `update` (any other store), so a session is renewed once across all
 /// instances whatever the number of callers. A valid access token is served from memory with no store call, so a
 /// store that hangs stalls no session whose token is valid; ``follow(_:retryDelay:)`` (the ``ChangeFollower``
 /// service) hears the store's change announcements, so that a logout on one instance ends the session on every

@@ -27,8 +27,11 @@ final class VersionedStoreCoordinator: SessionCoordinator {
     /// another writer changed the record in between, and brings its new version back.
     static let maximumRefusals = 8
 
+    /// The store the record lives in.
     let store: any VersionedSecureStore
+    /// The record's key in the store.
     let key: String
+    /// What the manager holds in memory.
     let held: HeldSession
     /// The directory's fleet, for a directory's manager.
     let fleet: DirectoryFleet?
