@@ -9,8 +9,9 @@ import Tracing
 /// Many users' sessions in one server process: a ``SessionKit/SessionManager`` per active session, created
 /// on first use and kept in a least-recently-used cache of bounded size.
 ///
-/// Every instance of a service shares the store (an `AsyncSecureStore`, such as `SessionKitPostgres`'s), and the
-/// store's atomic `update` carries each session's renewal lease, so a session is renewed once across all
+/// Every instance of a service shares the store (an `AsyncSecureStore`, such as `SessionKitPostgres`'s), and each
+/// session's renewal lease is written with the store's conditional writes (a `VersionedSecureStore`, through
+/// ``VersionedStoreCoordinator``) or its atomic `update` (any other store), so a session is renewed once across all
 /// instances whatever the number of callers. A valid access token is served from memory with no store call, so a
 /// store that hangs stalls no session whose token is valid; ``follow(_:retryDelay:)`` (the ``ChangeFollower``
 /// service) hears the store's change announcements, so that a logout on one instance ends the session on every
@@ -32,9 +33,11 @@ public final class SessionDirectory: Sendable {
     private let clock: SessionClock
     private let logger: Logger?
     let cache: Mutex<LRU>
-    let metrics: DirectoryMetrics
-    /// Whether ``follow(_:retryDelay:)`` receives the store's announcements now; every manager looks at it.
-    let listening = ChangeListening()
+    /// What every manager's coordinator shares: whether ``follow(_:retryDelay:)`` receives the store's
+    /// announcements now, how contended leases are, and the directory's counters.
+    let fleet: DirectoryFleet
+    /// The store as one that versions its items, when it is: its managers then write conditionally.
+    private let versionedStore: (any VersionedSecureStore)?
 
     /// Creates a directory over a synchronous store (memory, an encrypted file): for tests and single-process
     /// servers. Nothing is read until a session is asked for.
@@ -65,7 +68,8 @@ public final class SessionDirectory: Sendable {
         self.clock = clock
         self.logger = logger
         self.cache = Mutex(LRU())
-        self.metrics = DirectoryMetrics(factory: metrics ?? MetricsSystem.factory)
+        self.fleet = DirectoryFleet(metrics: DirectoryMetrics(factory: metrics ?? MetricsSystem.factory))
+        self.versionedStore = store as? any VersionedSecureStore
     }
 
     /// Stores newly signed-in credentials under a new random session id, and returns the id.
@@ -233,9 +237,21 @@ public final class SessionDirectory: Sendable {
         }
     }
 
+    /// The directory's counters.
+    var metrics: DirectoryMetrics { fleet.metrics }
+
+    /// Whether ``follow(_:retryDelay:)`` receives the store's announcements now, and how contended leases are.
+    var listening: ChangeListening { fleet.listening }
+
+    /// A manager for the session stored under `account`, whose coordinator belongs to the directory's fleet.
     private func makeManager(account: String) -> SessionManager {
-        SessionManager(
-            provider: provider, store: store, account: account, clock: clock, policy: policy, logger: logger,
-            renewalObserver: { [metrics] in metrics.record($0) }, listening: listening)
+        SessionManager(provider: provider, account: account, clock: clock, policy: policy, logger: logger) {
+            [store, versionedStore, fleet] key, held -> any SessionCoordinator in
+            if let versionedStore {
+                return VersionedStoreCoordinator(store: versionedStore, key: key, held: held, fleet: fleet)
+            }
+            return FleetUpdateCoordinator(
+                base: AtomicUpdateCoordinator(store: store, key: key, held: held), fleet: fleet)
+        }
     }
 }

@@ -8,6 +8,7 @@ import Testing
 
 @testable import SessionKit
 @testable import SessionKitPostgres
+@testable import SessionKitServer
 
 /// `SessionManager` over a versioned store whose conditional writes keep being refused, as under heavy contention:
 /// it must never fall back to the store's plain `update`, whose transform cannot see a lease another instance took
@@ -84,7 +85,7 @@ struct ContendedWriteTests {
                 #expect(error.code == .storeUnavailable && error.isRetryable, "\(error)")
                 #expect(error.message.contains("changed"), "\(error.message)")
             }
-            #expect(store.refused.load(ordering: .relaxed) == SessionManager.maximumRefusals)
+            #expect(store.refused.load(ordering: .relaxed) == VersionedStoreCoordinator.maximumRefusals)
             #expect(store.updates.load(ordering: .relaxed) == 0, "the plain update cannot see leases taken by reads")
             #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0, "no grant without a lease")
             // Once the contention ends, the session is there and renews.

@@ -79,10 +79,10 @@ extension SessionManager {
     /// - Returns: Where it is kept, for the error message.
     private func setAside(_ pending: PendingRenewal) async -> String {
         self.pending.withLock { $0 = pending }
-        cache.withLock { $0 = nil }
-        guard store.keepsJournal else { return "kept in this process's memory" }
+        cache.drop()
+        guard coordinator.keepsJournal else { return "kept in this process's memory" }
         do {
-            try await store.setJournalEntry(try JSONEncoder().encode(pending), forKey: storeKey)
+            try await coordinator.setJournalEntry(try JSONEncoder().encode(pending))
             return "set aside in the store's journal"
         } catch {
             logger?.warning("renewal could not be journaled", metadata: ["account": "\(account)"])
@@ -109,7 +109,7 @@ extension SessionManager {
         if !changed { revoke(plan.tokenToRevoke(whenStoreHolds: record.credentials)) }
         self.pending.withLock { $0 = nil }
         do {
-            if store.keepsJournal { try await store.setJournalEntry(nil, forKey: storeKey) }
+            if coordinator.keepsJournal { try await coordinator.setJournalEntry(nil) }
         } catch {
             logger?.notice("saved renewal left in the journal", metadata: ["account": "\(account)"])
         }
@@ -119,20 +119,20 @@ extension SessionManager {
 
     /// The renewal set aside in the journal, if any; an entry that cannot be read is removed.
     private func journaledRenewal() async throws(SessionKitError) -> PendingRenewal? {
-        guard store.keepsJournal else { return nil }
+        guard coordinator.keepsJournal else { return nil }
         let data: Data?
         do {
-            data = try await store.journalEntry(forKey: storeKey)
+            data = try await coordinator.journalEntry()
         } catch  where error.code == .corrupted || error.code == .keyMismatch {
-            try? await store.setJournalEntry(nil, forKey: storeKey)
+            try? await coordinator.setJournalEntry(nil)
             return nil
         } catch {
-            throw storeFailure(error)
+            throw cache.storeFailure(error)
         }
         guard let data else { return nil }
         guard let pending = try? JSONDecoder().decode(PendingRenewal.self, from: data) else {
             logger?.warning("unreadable journal entry removed", metadata: ["account": "\(account)"])
-            try? await store.setJournalEntry(nil, forKey: storeKey)
+            try? await coordinator.setJournalEntry(nil)
             return nil
         }
         return pending
@@ -145,7 +145,7 @@ extension SessionManager {
     func dropPendingRenewal() async -> Credentials? {
         var dropped = pending.withLock { $0.take() }?.credentials
         if dropped == nil { dropped = (try? await journaledRenewal())?.credentials }
-        if dropped != nil { try? await store.setJournalEntry(nil, forKey: storeKey) }
+        if dropped != nil { try? await coordinator.setJournalEntry(nil) }
         return dropped
     }
 

@@ -1,12 +1,4 @@
 import Logging
-import SecureStore
-import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension SessionManager {
     /// Deletes this account's session when it cannot be read (the stored record is damaged, or the store
@@ -28,30 +20,12 @@ extension SessionManager {
     /// - Throws: ``SessionKitError/Code/storeUnavailable`` when the store cannot be written now.
     @discardableResult
     public func discardUnreadableSession() async throws(SessionKitError) -> Bool {
-        let data: Data?
-        do {
-            data = try await store.data(forKey: storeKey)
-        } catch  where error.code == .corrupted || error.code == .keyMismatch {
-            do {
-                try await store.deleteAll()
-            } catch {
-                throw storeFailure(error)
-            }
-            return await forgetDiscarded()
-        } catch {
-            throw storeFailure(error)
-        }
-        guard let data, (try? Self.decode(data)) == nil else { return false }
-        do {
-            try await store.deleteItem(forKey: storeKey)
-        } catch {
-            throw storeFailure(error)
-        }
+        guard try await coordinator.deleteIfUnreadable() else { return false }
         return await forgetDiscarded()
     }
 
     private func forgetDiscarded() async -> Bool {
-        cache.withLock { $0 = nil }
+        cache.drop()
         await dropPendingRenewal()
         states.publish(.signedOut)
         logger?.notice("unreadable session deleted", metadata: ["account": "\(account)"])

@@ -45,7 +45,7 @@ extension SessionManager {
             (running, joined) = (current, true)
         } else {
             let cold = !force && cache.withLock({ $0 == nil })
-            let fresh = cache.withLock { $0?.storeVersion != nil ? $0 : nil }
+            let fresh = coordinator.knownRecord()
             running = RunningRenewal(
                 target: target, isFirstRead: cold,
                 task: Task { [fresh] in
@@ -81,12 +81,11 @@ extension SessionManager {
         switch target == .session ? try await loadRecordLeasingIfDue(minTTL: minTTL) : .read(try await loadRecord()) {
         case .leased(let read): (record, leased) = (read, true)
         case .read(let read): record = read
-        case .heldElsewhere(let version):
+        case .heldElsewhere(let endsWait):
             // Another instance is renewing the session: its write is what this call needs, not the stored record,
-            // which the store did not send. Ends with a newer version, or with this one once its lease lapsed.
+            // which the store did not send.
             record = try await waitForOtherRenewal(until: ContinuousClock.now + policy.waitTimeout) { [clock] in
-                guard let stored = $0.storeVersion else { return false }
-                return stored > version || stored == version && !($0.renewal?.isActive(at: clock.now()) ?? false)
+                endsWait($0, clock.now())
             }
         }
         if let stored = target.credentials(in: record), stored.satisfies(minTTL: minTTL, scope: scope, now: clock.now())
@@ -123,7 +122,7 @@ extension SessionManager {
         let deadline = ContinuousClock.now + policy.waitTimeout
         var decisions = RenewalDecisions(
             minTTL: minTTL, scope: scope, target: target, force: force, ownerID: ownerID,
-            keepsJournal: store.keepsJournal, fresh: fresh, leased: leased)
+            keepsJournal: coordinator.keepsJournal, fresh: fresh, leased: leased)
         while true {
             switch decisions.next(now: clock.now()) {
             case .read:
@@ -146,9 +145,9 @@ extension SessionManager {
             case .takeLease(let current, let generation):
                 // Several instances renewing the same sessions at once: one of them may take this lease in the
                 // next few milliseconds, and its announcement then saves a refused write.
-                if let pause = listening?.pauseBeforeLease() {
+                if let pause = coordinator.pauseBeforeLease() {
                     await changes.wait(upTo: pause)
-                    if let heard = cache.withLock({ $0 }), heard.storeVersion != nil, heard.generation != generation {
+                    if let heard = coordinator.knownRecord(), heard.generation != generation {
                         decisions.read(heard)
                         continue
                     }
@@ -157,7 +156,7 @@ extension SessionManager {
                 case .acquired(let leased):
                     return try await renewObserved(current, scope: scope, target: target, leasedGeneration: leased)
                 case .refused(let stored):
-                    listening?.noteLeaseRefused()
+                    coordinator.leaseRefused()
                     decisions.leaseRefused(stored: stored)
                 }
             case .renewUnderLease(let current, let generation):
@@ -166,16 +165,16 @@ extension SessionManager {
         }
     }
 
-    /// ``renew(_:scope:target:leasedGeneration:)``, told to the renewal observer.
+    /// ``renew(_:scope:target:leasedGeneration:)``, told to the coordinator (a server's metrics).
     private func renewObserved(
         _ current: Credentials, scope: String?, target: RenewalTarget, leasedGeneration: UInt64
     ) async throws(SessionKitError) -> Credentials {
         do {
             let renewed = try await renew(current, scope: scope, target: target, leasedGeneration: leasedGeneration)
-            renewalObserver?(.renewed)
+            coordinator.renewalEnded(.renewed)
             return renewed
         } catch {
-            renewalObserver?(.failed(error))
+            coordinator.renewalEnded(.failed(error))
             throw error
         }
     }
@@ -229,53 +228,6 @@ extension SessionManager {
     /// for what follows it, so that a lease never lapses while its holder still waits for an answer.
     var leaseSeconds: TimeInterval {
         provider.configuration.effectiveRequestTimeout.seconds + policy.leaseDuration.seconds
-    }
-
-    /// Waits until the record moves past `generation` or its lease lapses, and returns the record that showed it.
-    private func waitForOtherRenewal(after generation: UInt64, until deadline: ContinuousClock.Instant)
-        async throws(SessionKitError) -> SessionRecord
-    {
-        try await waitForOtherRenewal(until: deadline) { [clock] record in
-            record.generation != generation || !(record.renewal?.isActive(at: clock.now()) ?? false)
-        }
-    }
-
-    /// Waits until the record held in memory or read from the store `endsWait`, and returns it.
-    private func waitForOtherRenewal(
-        until deadline: ContinuousClock.Instant, endsWait: (SessionRecord) -> Bool
-    ) async throws(SessionKitError) -> SessionRecord {
-        states.publish(.renewing)
-        // Polled at `pollInterval`, backing off to eight times that, and woken early by `storeDidChange()`.
-        // A store that announces written items hands the new record over (`storeDidChange(to:)`): then the wait
-        // ends with it, and nothing is read.
-        // Once the store is known to announce changes (heard, or listened to), polls are only a safety net, a
-        // second apart: a lost listening connection wakes every waiter anyway.
-        let announced = changes.hasSignalled || listening?.isListening == true
-        let ceiling = announced ? max(policy.pollInterval * 8, .seconds(1)) : policy.pollInterval * 8
-        var interval = announced ? ceiling : policy.pollInterval
-        while ContinuousClock.now < deadline {
-            if let announced = cache.withLock({ $0 }), announced.storeVersion != nil, endsWait(announced) {
-                return announced
-            }
-            let signalled = await changes.wait(upTo: min(interval, deadline - ContinuousClock.now))
-            if Task.isCancelled {
-                throw SessionKitError(code: .cancelled, message: "waiting for the session's renewal was cancelled")
-            }
-            if let announced = cache.withLock({ $0 }), announced.storeVersion != nil {
-                if endsWait(announced) { return announced }
-                // Announced with a record that does not end the wait, or nothing announced while announcements
-                // are followed (a lost connection clears the record in memory): there is nothing new to read.
-                // The lease in hand is looked at again on the next turn: its expiry, and its holder's pid.
-                if signalled || listening?.isListening == true { continue }
-            }
-            interval = min(interval * 2, ceiling)
-            let record = try await loadRecord()
-            if endsWait(record) { return record }
-        }
-        throw SessionKitError(
-            code: .timeout,
-            message: "another process has been renewing this session for too long; the session is kept, try again"
-        )
     }
 
     /// Renews while holding the lease taken at `leasedGeneration`, and applies the failure policy.

@@ -33,21 +33,16 @@ public actor SessionManager {
     public nonisolated let account: String
     /// The store item that holds this session's record.
     public nonisolated let storeKey: String
-    let store: any AsyncSecureStore
-    /// The synchronous store behind ``store``, when there is one: ``localCredentials(minTTL:scope:)`` reads
-    /// it without suspending.
-    let synchronousStore: (any SecureStore)?
     let clock: SessionClock
     let logger: Logger?
     let policy: RenewalPolicy
     /// Identifies this instance in renewal leases.
     let ownerID = LeaseOwnerID.next()
-    /// The last record read or written, for the fast path.
-    let cache = Mutex<SessionRecord?>(nil)
-    /// The newest version of the record that this manager has read, written or taken from an announcement, in a
-    /// versioned store (`0`: none yet, or no row). An announced record is taken only when it moves this forward.
-    let knownVersion = Mutex<UInt64>(0)
-    let states = StateBroadcaster()
+    /// The last record read, written or announced, for the fast path: kept by ``coordinator``.
+    let cache: HeldSession
+    /// How the record is read, leased, written and journaled, and what the other instances sharing it ask.
+    let coordinator: any SessionCoordinator
+    let states: StateBroadcaster
     /// The renewal under way, if any. In a `Mutex` rather than on the actor so that callers arriving
     /// during a renewal wait for its result without queueing on the actor, which the renewal itself needs.
     let renewal = Mutex<RunningRenewal?>(nil)
@@ -55,10 +50,6 @@ public actor SessionManager {
     let pending = Mutex<PendingRenewal?>(nil)
     /// Wakes calls waiting for another instance's renewal when the store announces a change.
     let changes = ChangeSignal()
-    /// Told how each renewal ended (a server's metrics), if anyone asked.
-    let renewalObserver: (@Sendable (RenewalOutcome) -> Void)?
-    /// Whether the store's announcements reach this manager (a directory following them), if anyone says.
-    let listening: ChangeListening?
 
     /// Creates a manager for `account`'s session with `provider`, stored in `store` (an app's or a
     /// command-line tool's store: Keychain, keyring, encrypted file, memory).
@@ -73,13 +64,15 @@ public actor SessionManager {
         policy: RenewalPolicy = .init(),
         logger: Logger? = nil
     ) {
-        self.init(
-            provider: provider, asyncStore: SynchronousStoreAdapter(store), synchronousStore: store, account: account,
-            clock: clock, policy: policy, logger: logger, renewalObserver: nil, listening: nil)
+        self.init(provider: provider, account: account, clock: clock, policy: policy, logger: logger) { key, held in
+            AtomicUpdateCoordinator(store: store, key: key, held: held)
+        }
     }
 
-    /// Creates a manager for `account`'s session with `provider`, stored in an asynchronous store (a
-    /// server's, such as PostgreSQL): no call blocks a thread while the store answers.
+    /// Creates a manager for `account`'s session with `provider`, stored in an asynchronous store: no call blocks a
+    /// thread while the store answers. The record is written with the store's atomic `update`; a store that several
+    /// server instances share and that versions its items (such as SessionKitPostgres's) is coordinated by
+    /// SessionKitServer instead, through its `SessionDirectory` or its initialiser for a `VersionedSecureStore`.
     public init(
         provider: ProviderClient,
         store: any AsyncSecureStore,
@@ -88,45 +81,30 @@ public actor SessionManager {
         policy: RenewalPolicy = .init(),
         logger: Logger? = nil
     ) {
-        self.init(
-            provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
-            policy: policy, logger: logger, renewalObserver: nil, listening: nil)
+        self.init(provider: provider, account: account, clock: clock, policy: policy, logger: logger) { key, held in
+            AtomicUpdateCoordinator(store: store, key: key, held: held)
+        }
     }
 
-    /// A manager over an asynchronous store whose renewals are reported to `renewalObserver` (a server's
-    /// metrics), and whose store's announcements reach it while `listening` says so.
+    /// A manager whose record is reached through the coordinator that `coordinator` makes for the record's store
+    /// key and what the manager holds in memory: how the server half (SessionKitServer) and tests bring their own.
     package init(
-        provider: ProviderClient, store: any AsyncSecureStore, account: String, clock: SessionClock,
-        policy: RenewalPolicy, logger: Logger?, renewalObserver: (@Sendable (RenewalOutcome) -> Void)?,
-        listening: ChangeListening? = nil
-    ) {
-        self.init(
-            provider: provider, asyncStore: store, synchronousStore: nil, account: account, clock: clock,
-            policy: policy, logger: logger, renewalObserver: renewalObserver, listening: listening)
-    }
-
-    private init(
-        provider: ProviderClient,
-        asyncStore: any AsyncSecureStore,
-        synchronousStore: (any SecureStore)?,
-        account: String,
-        clock: SessionClock,
-        policy: RenewalPolicy,
-        logger: Logger?,
-        renewalObserver: (@Sendable (RenewalOutcome) -> Void)?,
-        listening: ChangeListening?
+        provider: ProviderClient, account: String, clock: SessionClock, policy: RenewalPolicy, logger: Logger?,
+        coordinator makeCoordinator: (_ storeKey: String, _ held: HeldSession) -> any SessionCoordinator
     ) {
         self.provider = provider
-        self.renewalObserver = renewalObserver
-        self.listening = listening
-        self.store = asyncStore
-        self.synchronousStore = synchronousStore
         self.account = account
         self.clock = clock
         self.policy = policy
         self.logger = logger
         let configuration = provider.configuration
-        self.storeKey = "sessionkit.session|\(configuration.issuer.absoluteString)|\(configuration.clientID)|\(account)"
+        let storeKey = "sessionkit.session|\(configuration.issuer.absoluteString)|\(configuration.clientID)|\(account)"
+        self.storeKey = storeKey
+        let states = StateBroadcaster()
+        self.states = states
+        let held = HeldSession(states: states)
+        self.cache = held
+        self.coordinator = makeCoordinator(storeKey, held)
     }
 
     /// Stores credentials after sign-in, replacing any earlier session of this account.
@@ -221,7 +199,7 @@ public actor SessionManager {
     /// PostgreSQL's NOTIFY): the cached credentials are dropped, so the next call reads the store, and a call
     /// waiting for another instance's renewal looks at once instead of at its next poll. Cheap; reads nothing.
     public nonisolated func storeDidChange() {
-        cache.withLock { $0 = nil }
+        cache.drop()
         changes.signal()
     }
 
@@ -232,9 +210,11 @@ public actor SessionManager {
     /// Only an item that moves forward a version this manager has read or written is taken: an authentic
     /// announcement may be a replay of an old write, so an item at a version no newer than that is ignored (what is
     /// held is as new), and a manager that has read no version yet (or found no record) reads the store instead of
-    /// taking anything. An item that cannot be read is treated as ``storeDidChange()``.
+    /// taking anything. An item that cannot be read is treated as ``storeDidChange()``. Versions are kept for a
+    /// ``SecureStore/VersionedSecureStore`` coordinated by SessionKitServer (a `SessionDirectory`'s managers, or its
+    /// initialiser for such a store); any other manager treats every announced item as ``storeDidChange()``.
     public nonisolated func storeDidChange(to item: VersionedItem) {
-        takeAnnounced(item)
+        coordinator.takeAnnounced(item)
         changes.signal()
     }
 
@@ -254,7 +234,7 @@ public actor SessionManager {
     /// Forgets what this instance holds in memory, so the next call reads the store again (for
     /// example after another process signed out).
     public func reload() async throws(SessionKitError) {
-        cache.withLock { $0 = nil }
+        cache.drop()
         _ = try await currentRecord()
     }
 }

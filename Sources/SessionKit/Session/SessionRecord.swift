@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 #if canImport(Glibc)
@@ -13,31 +13,33 @@
 #endif
 
 /// Everything SessionKit stores for one account, written as one item so that it changes atomically.
-struct SessionRecord: Codable, Sendable, Equatable {
+package struct SessionRecord: Codable, Sendable, Equatable {
     /// The version of this record's encoded form.
-    static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     var version = Self.schemaVersion
     /// Grows by one with every write; a writer that read generation N and must not overwrite a newer
     /// record writes only if the record is still at N.
-    var generation: UInt64 = 0
-    var credentials: Credentials?
+    package var generation: UInt64 = 0
+    /// The session's credentials; `nil` when signed out.
+    package var credentials: Credentials?
     var profile: UserProfile?
     /// Access tokens for other APIs, renewed from the session's one refresh token, by
     /// ``RenewalTarget/APIKey/recordKey``. They hold no refresh token and no ID token: those are the session's.
     var apiCredentials: [String: Credentials] = [:]
     /// A renewal under way, so other processes wait for it instead of spending the refresh token again.
-    var renewal: RenewalLease?
+    package var renewal: RenewalLease?
     /// The version a ``SecureStore/VersionedSecureStore`` gave the item this record was read from or written
-    /// as, for a conditional write; not stored.
-    var storeVersion: UInt64?
+    /// as, for a conditional write: kept by the coordinators of such stores, which alone read it; not stored.
+    package var storeVersion: UInt64?
 
     private enum CodingKeys: String, CodingKey {
         case version, generation, credentials, profile, renewal
         case apiCredentials = "api_credentials"
     }
 
-    init(
+    /// A record with these fields; an empty one (no session) by default.
+    package init(
         version: Int = Self.schemaVersion, generation: UInt64 = 0, credentials: Credentials? = nil,
         profile: UserProfile? = nil, apiCredentials: [String: Credentials] = [:], renewal: RenewalLease? = nil
     ) {
@@ -49,7 +51,8 @@ struct SessionRecord: Codable, Sendable, Equatable {
         self.renewal = renewal
     }
 
-    init(from decoder: any Decoder) throws {
+    /// Reads a record as `Codable` writes it.
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             version: try c.decode(Int.self, forKey: .version),
@@ -62,7 +65,7 @@ struct SessionRecord: Codable, Sendable, Equatable {
     }
 
     /// Writes the record; a session without tokens for other APIs is written as before they existed.
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(version, forKey: .version)
         try c.encode(generation, forKey: .generation)
@@ -80,18 +83,28 @@ struct SessionRecord: Codable, Sendable, Equatable {
 }
 
 /// A claim, by one process, on renewing a session, recorded before the refresh request is sent.
-struct RenewalLease: Codable, Sendable, Equatable {
+package struct RenewalLease: Codable, Sendable, Equatable {
     /// The session manager instance that holds the lease.
-    var owner: String
+    package var owner: String
     /// The holder's process id, so that a lease of a process that died can be taken over at once.
-    var pid: Int32
+    package var pid: Int32
     /// Where the pid means something: the host name, and on Linux the boot and the pid namespace too
     /// (``currentHost``). A pid means nothing on another machine, after a reboot, or in another container.
-    var host: String
+    package var host: String
     /// When the request was about to be sent.
-    var startedAt: Date
+    package var startedAt: Date
     /// When the lease lapses even if its holder never clears it.
-    var expiresAt: Date
+    package var expiresAt: Date
+
+    /// A lease held by `owner` in process `pid` on `host` (``currentHost`` for this process's), from `startedAt`
+    /// until `expiresAt`.
+    package init(owner: String, pid: Int32, host: String, startedAt: Date, expiresAt: Date) {
+        self.owner = owner
+        self.pid = pid
+        self.host = host
+        self.startedAt = startedAt
+        self.expiresAt = expiresAt
+    }
 
     /// The pid namespace this process lives in, read once: waiting renewers check leases every few
     /// milliseconds.
@@ -101,7 +114,7 @@ struct RenewalLease: Codable, Sendable, Equatable {
     /// therefore joined with the kernel's boot id and the pid namespace's inode (`/proc/self/ns/pid`), so a
     /// lease is judged dead by its pid only where that pid is this namespace's; anywhere else it lapses by
     /// its expiry. Elsewhere the host name is all there is.
-    static let currentHost: String = {
+    package static let currentHost: String = {
         var identity = ProcessInfo.processInfo.hostName
         #if os(Linux)
             if let boot = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
@@ -117,7 +130,7 @@ struct RenewalLease: Codable, Sendable, Equatable {
     }()
 
     /// Whether the lease still excludes other renewers at `now`.
-    func isActive(at now: Date) -> Bool {
+    package func isActive(at now: Date) -> Bool {
         guard expiresAt > now else { return false }
         if host == Self.currentHost && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
             return false

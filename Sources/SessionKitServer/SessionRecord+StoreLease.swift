@@ -1,4 +1,5 @@
 import SecureStore
+import SessionKit
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -16,7 +17,7 @@ import SecureStore
 
 extension SessionRecord {
     /// When a versioned store may lease this record to its first reader for a renewal
-    /// (``SecureStore/VersionedSecureStore/leaseIfDue(forKey:dueBy:lease:)``): the access token's expiry, for a
+    /// (`VersionedSecureStore.leaseIfDue(forKey:dueBy:lease:)`): the access token's expiry, for a
     /// session that can renew and has no renewal under way; `nil` (never) otherwise.
     var dueAt: Date? {
         guard renewal == nil, let credentials, credentials.canRenew else { return nil }
@@ -24,7 +25,7 @@ extension SessionRecord {
     }
 
     /// The lease a versioned store keeps beside the record for this process's manager `owner`: its owner text
-    /// holds the process id and ``RenewalLease/currentHost`` too, a line each, so that a lease of a process that
+    /// holds the process id and `RenewalLease.currentHost` too, a line each, so that a lease of a process that
     /// died is taken over at once, as one in the record is.
     static func storeLease(owner: String, until: Date) -> ItemLease {
         ItemLease(owner: "\(owner)\n\(getpid())\n\(RenewalLease.currentHost)", until: until)

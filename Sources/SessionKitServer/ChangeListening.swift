@@ -8,7 +8,7 @@ import Synchronization
 /// announcement and polls the store only as a safety net, from its first wait on. While leases are contended, a
 /// manager about to take one first waits a few random milliseconds for an announcement that another instance
 /// took it: a refused lease costs a statement, a heard one nothing.
-package final class ChangeListening: Sendable {
+final class ChangeListening: Sendable {
     private struct Refusals {
         var windowStart = ContinuousClock.now
         var count = 0
@@ -35,13 +35,13 @@ package final class ChangeListening: Sendable {
     private let refusals = Mutex(Refusals())
 
     /// Nobody listens yet.
-    package init() {}
+    init() {}
 
     /// Whether announcements are being received now.
-    package var isListening: Bool { listening.load(ordering: .relaxed) }
+    var isListening: Bool { listening.load(ordering: .relaxed) }
 
     /// Records that announcements started (`true`) or stopped (`false`) arriving.
-    package func set(_ isListening: Bool) {
+    func set(_ isListening: Bool) {
         listening.store(isListening, ordering: .relaxed)
     }
 
