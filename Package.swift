@@ -88,9 +88,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
     ],
     targets: [
+        // Not a product: the machinery several targets share, one spelling each: hex and the SHA-256 names made
+        // with it, base64url, a constant-time comparison of secrets, the deadline heap, Duration's conversions,
+        // and the JSON value with its parser and writer. Its API is `package`, except `JSONValue`, which SessionKit
+        // and AuthEmulator re-export (it is in their public API). Foundation and swift-crypto only: the core and
+        // SecureStore depend on it, so it must never link SwiftNIO (scripts/linkage-check.sh).
+        .target(
+            name: "SessionKitSupport",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "SecureStore",
             dependencies: [
+                "SessionKitSupport",
                 "CKernelKeyring",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -104,6 +114,7 @@ let package = Package(
             name: "SessionKit",
             dependencies: [
                 "SecureStore",
+                "SessionKitSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +127,7 @@ let package = Package(
         .target(
             name: "SessionKitAsyncHTTPClient",
             dependencies: [
-                "SecureStore",
+                "SessionKitSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -129,8 +140,8 @@ let package = Package(
         .target(
             name: "SessionKitLoopback",
             dependencies: [
-                "SecureStore",
                 "SessionKit",
+                "SessionKitSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -140,6 +151,7 @@ let package = Package(
         .target(
             name: "AuthEmulator",
             dependencies: [
+                "SessionKitSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -158,6 +170,7 @@ let package = Package(
             dependencies: [
                 "SecureStore",
                 "SessionKit",
+                "SessionKitSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -169,6 +182,7 @@ let package = Package(
             name: "SessionKitPostgres",
             dependencies: [
                 "SecureStore",
+                "SessionKitSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,6 +200,7 @@ let package = Package(
                 "SecureStore",
                 "SessionKit",
                 "SessionKitServer",
+                "SessionKitSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -204,6 +219,7 @@ let package = Package(
                 "SessionKitServer",
                 "SessionKitPostgres",
                 "SessionKitBFF",
+                "SessionKitSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -244,6 +260,7 @@ let package = Package(
             dependencies: [
                 "SessionKit",
                 "SessionKitLoopback",
+                "SessionKitSupport",
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -270,7 +287,7 @@ let package = Package(
         .executableTarget(
             name: "sessionkit-directory-load",
             dependencies: [
-                "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore",
+                "SessionKit", "SessionKitServer", "SessionKitPostgres", "SecureStore", "SessionKitSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // LOAD_STATEMENT_COST compares the store's statements with PostgresNIO's own.
@@ -291,13 +308,19 @@ let package = Package(
         .executableTarget(
             name: "sessionkit-app-process",
             dependencies: [
-                "SessionKit", "SecureStore", "SecureStoreTesting", .product(name: "Crypto", package: "swift-crypto"),
+                "SessionKit", "SecureStore", "SecureStoreTesting", "SessionKitSupport",
             ],
             path: "Tests/AppProcess"
         ),
         .executableTarget(
             name: "securestore-tool",
             dependencies: ["SecureStore"]
+        ),
+        // The shared machinery on its own: hex, base64url, the constant-time comparison, the deadline heap, Duration's
+        // conversions, the JSON parser and writer against Foundation's.
+        .testTarget(
+            name: "SessionKitSupportTests",
+            dependencies: ["SessionKitSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "SecureStoreTests",
@@ -310,13 +333,14 @@ let package = Package(
             name: "SessionKitTests",
             dependencies: [
                 "SessionKit", "SessionKitLoopback", "SessionKitTesting", "SessionKitTestSupport", "AuthEmulator",
+                "SessionKitSupport",
             ]
         ),
         .testTarget(
             name: "sessionctlTests",
             dependencies: [
                 "sessionctl", "sessionkit-emulator", "SessionKit", "SessionKitTesting", "SessionKitTestSupport",
-                "AuthEmulator", "SecureStore",
+                "AuthEmulator", "SecureStore", "SessionKitSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -328,7 +352,7 @@ let package = Package(
             dependencies: [
                 "SessionKitServer", "SessionKitPostgres", "sessionkit-directory-load", "SecureStore",
                 "SessionKitTesting", "SessionKitTestSupport", "SessionKitPostgresTestSupport", "SessionKit",
-                "AuthEmulator",
+                "AuthEmulator", "SessionKitSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -344,6 +368,7 @@ let package = Package(
             dependencies: [
                 "SessionKitPostgres", "SessionKitServer", "SecureStore", "SecureStoreTesting", "SessionKitTesting",
                 "SessionKitTestSupport", "SessionKitPostgresTestSupport", "SessionKit", "AuthEmulator",
+                "SessionKitSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -356,7 +381,7 @@ let package = Package(
             name: "SessionKitBFFTests",
             dependencies: [
                 "SessionKitBFF", "sessionkit-bff", "SessionKitServer", "SessionKitPostgres", "SessionKitTesting",
-                "SessionKitTestSupport", "SessionKit", "SecureStore",
+                "SessionKitTestSupport", "SessionKit", "SecureStore", "SessionKitSupport",
                 "AuthEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

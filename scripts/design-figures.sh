@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The figures issue 45 asks for, from the current tree and its debug build (`swift build` first):
 # lines of the core target, SessionManager's files and lines, the casts to store protocols left in the core, and
-# the public symbols an app sees (SessionKit and SecureStore, from swift-symbolgraph-extract over the build's modules).
+# the public symbols an app sees (SessionKit, SecureStore and SessionKitSupport, which SessionKit re-exports for
+# JSONValue; from swift-symbolgraph-extract over the build's modules).
 # Usage: scripts/design-figures.sh   (prints one "name: value" line per figure)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ if [[ -d $modules && -x $extract ]]; then
         find .build/checkouts Sources -type d -name include
         find "$build" -maxdepth 2 -name module.modulemap -exec dirname {} \;
     )
-    for module in SessionKit SecureStore; do
+    for module in SessionKit SecureStore SessionKitSupport; do
         "$extract" -module-name "$module" -I "$modules" "${includes[@]}" -target "$(uname -m)-unknown-linux-gnu" \
             -minimum-access-level public -output-dir "$out" >/dev/null 2>&1 || true
     done
@@ -34,7 +35,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.symbols.json")):
     count = len(json.load(open(path))["symbols"])
     total += count
     print("public symbols, %s: %d" % (path.rsplit("/", 1)[1].split(".")[0], count))
-print("public symbols an app sees (SessionKit + SecureStore): %d" % total)
+print("public symbols an app sees (SessionKit + SecureStore + SessionKitSupport): %d" % total)
 PY
     rm -rf "$out"
 else

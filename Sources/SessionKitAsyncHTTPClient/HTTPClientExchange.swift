@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import SecureStore
+import SessionKitSupport
 import Synchronization
 
 #if canImport(Glibc)

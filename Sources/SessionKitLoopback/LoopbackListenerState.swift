@@ -1,4 +1,5 @@
 import SessionKit
+import SessionKitSupport
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import SecureStore
 import SessionKit
+import SessionKitSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import SecureStore
 public import SessionKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
-import SecureStore
 import SessionKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import SecureStore
 public import SessionKit
+import SessionKitSupport
 
 /// The random id of one server-side session: 256 bits from the system's secure generator, as 43 base64url
 /// characters, fit for a cookie.
@@ -16,10 +16,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     /// A new random id.
     public init() {
         let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        rawValue = bytes.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        rawValue = Base64URL.encode(bytes)
     }
 
     /// Checks an id that came from outside (a cookie).
@@ -44,7 +41,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
 
     /// The account name the store keeps this session under: the id's SHA-256, in hex.
     public var account: String {
-        "sid-sha256:" + Hex.string(SHA256.hash(data: Data(rawValue.utf8)))
+        "sid-sha256:" + Hex.sha256(rawValue)
     }
 
     /// The first six characters only: enough to tell sessions apart in a log, too few to use.

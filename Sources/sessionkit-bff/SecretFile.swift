@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SessionKitSupport
 
 /// Files that hold secrets: readable by their owner only.
 enum SecretFile {
@@ -37,15 +38,7 @@ enum SealingKeyFile {
         let path = given ?? defaultPath
         if given == nil && !FileManager.default.fileExists(atPath: path) { try create(path) }
         let hex = try SecretFile.read(path, what: "sealing key").trimmingCharacters(in: .whitespacesAndNewlines)
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex),
-            let byte = UInt8(hex[index..<next], radix: 16)
-        {
-            bytes.append(byte)
-            index = next
-        }
-        guard bytes.count == 32, index == hex.endIndex else {
+        guard let bytes = Hex.bytes(hex.utf8), bytes.count == 32 else {
             throw ExampleFailure("the sealing key file \(path) must hold 64 hex digits (a 256-bit key)", code: 4)
         }
         return SymmetricKey(data: bytes)
@@ -55,7 +48,7 @@ enum SealingKeyFile {
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let hex = SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+        let hex = SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
         guard
             FileManager.default.createFile(
                 atPath: path, contents: Data(hex.utf8), attributes: [.posixPermissions: 0o600])

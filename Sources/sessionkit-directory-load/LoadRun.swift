@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
 import MetricsTestKit
-import SecureStore
 import SessionKit
 import SessionKitPostgres
 import SessionKitServer
+import SessionKitSupport
 import Synchronization
 
 /// One instance asking for every listed session's credentials, `rounds` times, and reporting what it saw: a
@@ -199,7 +199,7 @@ final class LoadRun: Sendable {
     static func line(_ answer: Answer) -> String {
         switch answer {
         case .success(let token):
-            "ok " + Hex.string(SHA256.hash(data: Data(token.unsafeRawValue.utf8)).prefix(8))
+            "ok " + Hex.sha256(token.unsafeRawValue).prefix(16)
         case .failure(let error):
             error.line
         }

@@ -5,6 +5,7 @@ import SecureStore
 import SessionKit
 import SessionKitPostgres
 import SessionKitServer
+import SessionKitSupport
 
 /// The load program's settings, read from the environment (see ``DirectoryLoad``).
 struct LoadSettings {
@@ -54,7 +55,7 @@ struct LoadSettings {
             return number
         }
         let keyHex = try setting("LOAD_KEY_HEX")
-        guard keyHex.count == 64, let key = Data(hex: keyHex) else {
+        guard keyHex.count == 64, let key = Hex.bytes(keyHex.utf8).map({ Data($0) }) else {
             throw SessionKitError(code: .invalidConfiguration, message: "LOAD_KEY_HEX is not 64 hex digits")
         }
         store = try PostgresSessionStore(
@@ -96,27 +97,5 @@ struct LoadSettings {
             throw SessionKitError(code: .invalidConfiguration, message: "LOAD_SHARD is not INDEX/COUNT, such as 0/4")
         }
         (shardIndex, shardCount) = (shard[0], shard[1])
-    }
-}
-
-extension Data {
-    /// Bytes from hexadecimal text, or `nil` when it is not.
-    init?(hex: String) {
-        var bytes: [UInt8] = []
-        var iterator = hex.utf8.makeIterator()
-        while let high = iterator.next() {
-            guard let low = iterator.next(), let h = Self.nibble(high), let l = Self.nibble(low) else { return nil }
-            bytes.append(h << 4 | l)
-        }
-        self.init(bytes)
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -10,11 +10,11 @@
 //   credentials ISSUER CLIENT_ID LEASE_SECONDS      SessionManager.credentials(minTTL: 60) for the stored
 //                                                   session; prints "ok <token digest>" or "error <code>"
 // Exit status: 0 done (credentials: whatever the answer), 64 bad usage, 1 store error.
-import Crypto
 import Foundation
 import SecureStore
 import SecureStoreTesting
 import SessionKit
+import SessionKitSupport
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("sessionkit-app-process: \(message)\n".utf8))
@@ -64,8 +64,7 @@ case ("credentials", 3):
             provider: ProviderClient(configuration: configuration), store: store,
             policy: RenewalPolicy(leaseDuration: .seconds(lease), waitTimeout: .seconds(lease + 20)))
         let credentials = try await session.credentials(minTTL: 60)
-        let digest = SHA256.hash(data: Data(credentials.accessToken.unsafeRawValue.utf8))
-        print("ok " + Hex.string(Array(digest.prefix(8))))
+        print("ok " + Hex.sha256(credentials.accessToken.unsafeRawValue).prefix(16))
     } catch {
         print("error \(error.code)")
     }

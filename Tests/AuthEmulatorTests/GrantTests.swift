@@ -144,7 +144,7 @@ struct GrantTests {
             ])
             let idToken = try #require(result["id_token"])
             let header = try JSONDecoder().decode(
-                [String: EmulatorJSON].self, from: Harness.base64URLDecode(String(idToken.split(separator: ".")[0])))
+                [String: JSONValue].self, from: Harness.base64URLDecode(String(idToken.split(separator: ".")[0])))
             #expect(header["alg"] == "HS256")
             #expect(try Harness.unverifiedClaims(idToken)["aud"]?.stringValue == Self.backend)
         }

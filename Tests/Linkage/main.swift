@@ -10,3 +10,11 @@ let configuration = try ProviderConfiguration(
     issuer: URL(string: "https://example.invalid/")!, clientID: "linkage-probe")
 let session = SessionManager(provider: ProviderClient(configuration: configuration), store: store)
 print("signed in: \(try await session.hasSession())")
+
+// `JSONValue` is declared in SessionKitSupport, which SessionKit re-exports: an app that imports SessionKit alone
+// names it (also as `SessionKit.JSONValue`), its cases and its members as it did when SessionKit declared it.
+let claims: [String: SessionKit.JSONValue] = ["plan": "pro", "seats": 3]
+guard case .string(let plan)? = claims["plan"], claims.member("seats")?.intValue == 3 else {
+    fatalError("JSONValue is not what an app saw before")
+}
+print("plan: \(plan), \(String(decoding: try JSONValue.object(claims).jsonData(), as: UTF8.self))")

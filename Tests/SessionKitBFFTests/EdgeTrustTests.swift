@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import SessionKitBFF
 import SessionKitServer
+import SessionKitSupport
 import SessionKitTesting
 import Testing
 

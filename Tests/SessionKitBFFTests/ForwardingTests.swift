@@ -8,6 +8,7 @@ import SessionKit
 import SessionKitBFF
 import SessionKitPostgres
 import SessionKitServer
+import SessionKitSupport
 import SessionKitTesting
 import Testing
 
@@ -83,7 +84,7 @@ struct ForwardingTests {
         try await Self.withSignedIn { _, upstream, instance, browser in
             var generator = SystemRandomNumberGenerator()
             let body = Data((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.string(SHA256.hash(data: body))
             let page = try await browser.send(
                 .PUT, instance.at("/api/upload"),
                 headers: [("X-CSRF", "1"), ("Content-Type", "application/octet-stream")],

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import SecureStore
 import SessionKitPostgresTestSupport
+import SessionKitSupport
 import Testing
 
 @testable import SessionKitPostgres

@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import SecureStore
 import SessionKitPostgresTestSupport
+import SessionKitSupport
 import Testing
 
 @testable import SessionKitPostgres

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SessionKit
 import SessionKitPostgresTestSupport
+import SessionKitSupport
 import SessionKitTestSupport
 import SessionKitTesting
 import Testing
@@ -47,7 +48,7 @@ struct ProcessTests {
         let folder = try TemporaryFolder(prefix: "sessionkit-processes").url
         let fleet = Fleet(
             service: "tests.processes.\(UUID().uuidString)", key: key,
-            keyHex: key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() },
+            keyHex: key.withUnsafeBytes { Hex.string($0) },
             idsFile: folder.appendingPathComponent("ids"), ids: [], issuer: emulator.issuer)
         let (creator, _) = try start(
             fleet, index: -1,

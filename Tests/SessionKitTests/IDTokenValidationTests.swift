@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import SessionKitSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitSupport
 import Testing
 
 @testable import SessionKit

@@ -1,3 +1,5 @@
+public import SessionKitSupport
+
 extension AuthEmulator {
     /// A database-connection account that can sign in.
     public struct User: Sendable, Codable, Equatable, CustomStringConvertible {
@@ -18,9 +20,9 @@ extension AuthEmulator {
         /// The connection (realm) the user belongs to. Default `Username-Password-Authentication`.
         public var connection: String
         /// Metadata the user may edit (Management API `user_metadata`).
-        public var userMetadata: [String: EmulatorJSON]
+        public var userMetadata: [String: JSONValue]
         /// Metadata only the application may edit (`app_metadata`).
-        public var appMetadata: [String: EmulatorJSON]
+        public var appMetadata: [String: JSONValue]
 
         /// The default database connection name, as in a new Auth0 tenant.
         public static let defaultConnection = "Username-Password-Authentication"
@@ -35,8 +37,8 @@ extension AuthEmulator {
             nickname: String,
             picture: String = "https://example.com/avatar.png",
             connection: String = User.defaultConnection,
-            userMetadata: [String: EmulatorJSON] = [:],
-            appMetadata: [String: EmulatorJSON] = [:]
+            userMetadata: [String: JSONValue] = [:],
+            appMetadata: [String: JSONValue] = [:]
         ) {
             self.id = id
             self.email = email
@@ -70,8 +72,8 @@ extension AuthEmulator {
                 ?? String(email.split(separator: "@").first ?? "")
             self.picture = try c.decodeIfPresent(String.self, forKey: .picture) ?? "https://example.com/avatar.png"
             self.connection = try c.decodeIfPresent(String.self, forKey: .connection) ?? User.defaultConnection
-            self.userMetadata = try c.decodeIfPresent([String: EmulatorJSON].self, forKey: .userMetadata) ?? [:]
-            self.appMetadata = try c.decodeIfPresent([String: EmulatorJSON].self, forKey: .appMetadata) ?? [:]
+            self.userMetadata = try c.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata) ?? [:]
+            self.appMetadata = try c.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata) ?? [:]
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SessionKitSupport
 
 /// Identifies and authenticates the client of a token, revoke or device request, as Auth0 does:
 /// `client_secret_basic` (HTTP Basic) or `client_secret_post` (`client_secret` in the body), or just
@@ -36,7 +37,7 @@ struct ClientAuthenticator: Sendable {
             guard let secret else {
                 throw OAuthError(.invalidClient, "Client authentication is required for a confidential client.")
             }
-            guard SecureRandom.digest(secret) == SecureRandom.digest(expected) else {
+            guard ConstantTime.equals(secret, expected) else {
                 throw OAuthError(.invalidClient, "Client authentication failed.")
             }
             guard core.configuration.clientAuthenticationMethods.contains(method) else {

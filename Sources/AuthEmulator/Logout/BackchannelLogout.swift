@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import SessionKitSupport
 
 /// Sends logout tokens to the clients owed one (OIDC Back-Channel Logout 1.0 §2.5–2.8) and records how each
 /// delivery went.
@@ -73,7 +74,7 @@ struct BackchannelLogout: Sendable {
         let sentAt = core.clock.now
         let start = ContinuousClock.now
         let outcome = await BackchannelTransport.post(token, to: uri, using: http, timeout: timeout)
-        let elapsed = start.duration(to: .now).components
+        let elapsed = start.duration(to: .now)
         core.logger.debug(
             "Back-channel logout delivery",
             metadata: [
@@ -88,7 +89,7 @@ struct BackchannelLogout: Sendable {
             status: outcome.status,
             failure: outcome.failure,
             sentAt: sentAt,
-            duration: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            duration: elapsed.seconds
         )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import SessionKitSupport
 
 /// A verified `id_token_hint` (OIDC RP-Initiated Logout 1.0 §2): an ID token this emulator signed, for one of its
 /// clients. Its expiry is not checked, as the specification allows: a hint is usually presented after the token
@@ -44,9 +45,7 @@ struct IDTokenHint: Sendable, Equatable {
     private static func unverifiedClaims(of token: String) -> Peek? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64) else { return nil }
+        guard let data = Base64URL.decode(parts[1]) else { return nil }
         return try? JSONDecoder().decode(Peek.self, from: data)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SessionKitSupport
 
 extension ControlEndpoints {
     private struct BackchannelURI: Decodable { var uri: URL? }
@@ -38,9 +39,9 @@ extension ControlEndpoints {
         return value.removingPercentEncoding ?? value
     }
 
-    private static func json(_ deliveries: [AuthEmulator.BackchannelDelivery]) throws -> EmulatorJSON {
+    private static func json(_ deliveries: [AuthEmulator.BackchannelDelivery]) throws -> JSONValue {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        return try JSONDecoder().decode(EmulatorJSON.self, from: try encoder.encode(deliveries))
+        return try JSONDecoder().decode(JSONValue.self, from: try encoder.encode(deliveries))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SessionKitSupport
 
 /// The test controls over HTTP under `/__emulator/`, for tests in another process. Registered only when
 /// `testControlsEnabled` is on; bodies and answers are JSON.
@@ -64,7 +65,7 @@ struct ControlEndpoints: Sendable {
             return try await run {
                 let id = context.parameters.get("id") ?? ""
                 let userID = id.removingPercentEncoding ?? id
-                return ["revoked": .number(Double(try await controls.revokeGrants(forUser: userID)))]
+                return ["revoked": .int(try await controls.revokeGrants(forUser: userID))]
             }
         }
         // {"required": true}: refresh grants of the user are answered mfa_required until {"required": false}.
@@ -114,7 +115,7 @@ struct ControlEndpoints: Sendable {
             try await run {
                 let counts = try await controls.requestCounts()
                 let data = try JSONEncoder().encode(counts)
-                return try JSONDecoder().decode([String: EmulatorJSON].self, from: data)
+                return try JSONDecoder().decode([String: JSONValue].self, from: data)
             }
         }
         group.delete("requests") { _, _ -> Response in
@@ -141,7 +142,7 @@ struct ControlEndpoints: Sendable {
     }
 
     /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.
-    func run(_ body: () async throws -> [String: EmulatorJSON]) async throws -> Response {
+    func run(_ body: () async throws -> [String: JSONValue]) async throws -> Response {
         do {
             return JSONResponse.make(try await body())
         } catch let error as AuthEmulatorError {

@@ -1,4 +1,5 @@
 import Hummingbird
+import SessionKitSupport
 
 /// `POST /oauth/device/code` (RFC 8628 §3.1–3.2) and the `/activate` page where a user approves or denies.
 struct DeviceEndpoints: Sendable {
@@ -50,7 +51,7 @@ struct DeviceEndpoints: Sendable {
             "verification_uri": .string(verification),
             "verification_uri_complete": .string(verification + "?user_code=" + codes.userCode),
             "expires_in": .number(lifetimes.deviceCode.rounded()),
-            "interval": .number(Double(lifetimes.devicePollInterval)),
+            "interval": .int(lifetimes.devicePollInterval),
         ])
     }
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import SessionKitSupport
 
 /// `/.well-known/openid-configuration` and `/.well-known/jwks.json`.
 struct DiscoveryEndpoints: Sendable {
@@ -20,10 +21,10 @@ struct DiscoveryEndpoints: Sendable {
     /// The OpenID Provider Metadata (OIDC Discovery §3), advertising every endpoint the emulator serves.
     func discovery() -> Response {
         let issuer = core.issuer
-        let grantTypes = AuthEmulator.GrantType.allSupported.map { EmulatorJSON.string($0.rawValue) }
+        let grantTypes = AuthEmulator.GrantType.allSupported.map { JSONValue.string($0.rawValue) }
         let apiScopes = core.configuration.apis.flatMap(\.scopes) + AuthEmulator.API.managementScopes
-        let methods = core.configuration.clientAuthenticationMethods.map { EmulatorJSON.string($0) }
-        var document: [String: EmulatorJSON] = [
+        let methods = core.configuration.clientAuthenticationMethods.map { JSONValue.string($0) }
+        var document: [String: JSONValue] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "authorize"),
             "token_endpoint": .string(issuer + "oauth/token"),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import JWTKit
+import SessionKitSupport
 
 /// The Management API subset a signed-in user may call on themself: `GET` and `PATCH /api/v2/users/{id}`.
 struct ManagementEndpoints: Sendable {
@@ -66,11 +67,11 @@ struct ManagementEndpoints: Sendable {
         return user
     }
 
-    private func metadataPatch(_ request: inout Request) async throws(ManagementError) -> [String: EmulatorJSON] {
+    private func metadataPatch(_ request: inout Request) async throws(ManagementError) -> [String: JSONValue] {
         guard let buffer = try? await request.collectBody(upTo: 64 * 1024) else {
             throw ManagementError(status: .contentTooLarge, message: "Payload too large", errorCode: "invalid_body")
         }
-        guard let body = try? JSONDecoder().decode(EmulatorJSON.self, from: Data(buffer.readableBytesView)),
+        guard let body = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer.readableBytesView)),
             case .object(let object) = body
         else { throw .badRequest("Payload validation error: 'Expected type object but found another type'.") }
         if let extra = object.keys.sorted().first(where: { $0 != "user_metadata" }) {
@@ -83,8 +84,8 @@ struct ManagementEndpoints: Sendable {
         return patch
     }
 
-    private static func checkSize(_ metadata: [String: EmulatorJSON]) throws(ManagementError) {
-        let size = (try? JSONEncoder().encode(EmulatorJSON.object(metadata)).count) ?? Int.max
+    private static func checkSize(_ metadata: [String: JSONValue]) throws(ManagementError) {
+        let size = (try? JSONEncoder().encode(JSONValue.object(metadata)).count) ?? Int.max
         guard size <= metadataLimit else {
             throw .badRequest("Payload validation error: 'user_metadata' exceeds \(metadataLimit) bytes.")
         }

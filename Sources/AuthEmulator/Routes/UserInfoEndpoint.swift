@@ -1,5 +1,6 @@
 import Hummingbird
 import JWTKit
+import SessionKitSupport
 
 /// `GET`/`POST /userinfo` (OIDC Core §5.3): standard claims by the token's scopes.
 struct UserInfoEndpoint: Sendable {
@@ -21,7 +22,7 @@ struct UserInfoEndpoint: Sendable {
             return ResourceAuthorization.unauthorized(.invalidToken)
         }
         let scopes = Set(claims.scopes)
-        var body: [String: EmulatorJSON] = ["sub": .string(user.id)]
+        var body: [String: JSONValue] = ["sub": .string(user.id)]
         if scopes.contains("profile") {
             body["name"] = .string(user.name)
             body["nickname"] = .string(user.nickname)

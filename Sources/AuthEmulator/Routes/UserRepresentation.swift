@@ -1,8 +1,9 @@
 import Foundation
+import SessionKitSupport
 
 /// The Management API's JSON representation of a user, and the `fields` / `include_fields` filter.
 enum UserRepresentation {
-    static func json(_ user: AuthEmulator.User) -> [String: EmulatorJSON] {
+    static func json(_ user: AuthEmulator.User) -> [String: JSONValue] {
         let localID = user.id.split(separator: "|", maxSplits: 1).last.map(String.init) ?? user.id
         return [
             "user_id": .string(user.id),
@@ -26,10 +27,10 @@ enum UserRepresentation {
 
     /// Keeps only the listed top-level fields (`include_fields=true`, the default) or drops them (`false`).
     static func filter(
-        _ object: [String: EmulatorJSON],
+        _ object: [String: JSONValue],
         fields: String?,
         includeFields: String?
-    ) throws(ManagementError) -> [String: EmulatorJSON] {
+    ) throws(ManagementError) -> [String: JSONValue] {
         guard let fields, !fields.isEmpty else { return object }
         let names = Set(fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         let include: Bool
@@ -43,8 +44,7 @@ enum UserRepresentation {
 
     /// Merges a `user_metadata` patch as Auth0 documents: top-level keys are merged, a nested object replaces
     /// the old value wholesale, and `null` deletes the key.
-    static func merge(_ patch: [String: EmulatorJSON], into metadata: [String: EmulatorJSON]) -> [String: EmulatorJSON]
-    {
+    static func merge(_ patch: [String: JSONValue], into metadata: [String: JSONValue]) -> [String: JSONValue] {
         var merged = metadata
         for (key, value) in patch {
             if value == .null {

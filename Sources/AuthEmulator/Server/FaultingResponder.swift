@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import SessionKitSupport
 
 /// The outermost responder: counts the request, applies an injected fault, runs the router, and stamps the
 /// `Date` header from the emulator clock. It works below the router because dropping a connection or sending
@@ -39,7 +40,7 @@ struct FaultingResponder: Sendable {
         case .status:
             let code = fault.status.flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
             let status = HTTPResponse.Status(code: code, reasonPhrase: Self.reasonPhrases[code] ?? "")
-            let body: [String: EmulatorJSON] = [
+            let body: [String: JSONValue] = [
                 "error": "temporarily_unavailable", "error_description": .string("Injected fault: HTTP \(code)."),
             ]
             var response = JSONResponse.make(body, status: status)
@@ -62,7 +63,7 @@ struct FaultingResponder: Sendable {
         case .oversizedBody:
             try await write(Self.json("{\"padding\":\"" + String(repeating: "x", count: 2 << 20) + "\"}"), to: writer)
         case .otherSubject:
-            let body: [String: EmulatorJSON] = ["sub": "auth0|someone-else", "name": "Someone Else"]
+            let body: [String: JSONValue] = ["sub": "auth0|someone-else", "name": "Someone Else"]
             try await write(JSONResponse.make(body), to: writer)
         case .processThenStall:
             _ = await route(request, channel: channel)

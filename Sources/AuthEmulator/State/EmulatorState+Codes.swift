@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
+import SessionKitSupport
 
 extension EmulatorState {
     /// Stores an authorization code and returns its value.
     func issueCode(_ record: AuthorizationCodeRecord) -> String {
         let code = SecureRandom.token()
         var record = record
-        record.digest = SecureRandom.digest(code)
+        record.digest = Hex.sha256(code)
         codes[record.digest] = record
         let now = clock.now
         codes = codes.filter { $0.value.expiresAt.addingTimeInterval(600) > now }
@@ -22,7 +23,7 @@ extension EmulatorState {
         verifier: String?
     ) -> Result<AuthorizationCodeRecord, OAuthError> {
         let invalid = OAuthError(.invalidGrant, "Invalid authorization code")
-        let digest = SecureRandom.digest(code)
+        let digest = Hex.sha256(code)
         guard var record = codes[digest] else { return .failure(invalid) }
         guard !record.redeemed else {
             if let grantID = record.grantID { revokeGrant(id: grantID) }
@@ -48,7 +49,7 @@ extension EmulatorState {
 
     /// Links a redeemed code to the grant it produced.
     func attach(grantID: String, toCode code: String) {
-        codes[SecureRandom.digest(code)]?.grantID = grantID
+        codes[Hex.sha256(code)]?.grantID = grantID
     }
 
     /// A verifier is 43–128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
@@ -62,6 +63,6 @@ extension EmulatorState {
 
     /// The S256 challenge of a verifier: base64url(SHA-256(verifier)) (RFC 7636 §4.2).
     static func pkceChallenge(for verifier: String) -> String {
-        Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
+        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
 }

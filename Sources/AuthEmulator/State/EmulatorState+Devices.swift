@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitSupport
 
 extension EmulatorState {
     /// Starts a device authorization; returns the device code and user code.
@@ -12,7 +13,7 @@ extension EmulatorState {
         let deviceCode = SecureRandom.token()
         var userCode = SecureRandom.userCode()
         while devices.values.contains(where: { $0.userCode == userCode }) { userCode = SecureRandom.userCode() }
-        let digest = SecureRandom.digest(deviceCode)
+        let digest = Hex.sha256(deviceCode)
         devices[digest] = DeviceCodeRecord(
             digest: digest,
             userCode: userCode,
@@ -44,7 +45,7 @@ extension EmulatorState {
     /// Polls a device code (RFC 8628 §3.5): pending, slow_down (interval grows by 5 s), expired, denied,
     /// or the approval, which is handed out once.
     func pollDevice(_ deviceCode: String, clientID: String) -> Result<DeviceCodeRecord, OAuthError> {
-        let digest = SecureRandom.digest(deviceCode)
+        let digest = Hex.sha256(deviceCode)
         let now = clock.now
         guard var record = devices[digest], record.clientID == clientID else {
             return .failure(OAuthError(.invalidGrant, "Invalid or expired device code."))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SessionKitSupport
 
 extension EmulatorState {
     /// Starts a new grant (family) and returns it.
@@ -45,7 +46,7 @@ extension EmulatorState {
     func issueRefreshToken(grantID: String) -> String {
         let token = SecureRandom.token()
         let now = clock.now
-        let digest = SecureRandom.digest(token)
+        let digest = Hex.sha256(token)
         refreshTokens[digest] = RefreshTokenRecord(digest: digest, grantID: grantID, createdAt: now, lastUsedAt: now)
         persist()
         return token
@@ -82,7 +83,7 @@ extension EmulatorState {
     /// The grant a live refresh token belongs to, without redeeming it: what a refresh grant may ask is checked
     /// before the token is spent.
     func grant(forRefreshToken token: String) -> GrantRecord? {
-        guard let record = refreshTokens[SecureRandom.digest(token)], let grant = grants[record.grantID],
+        guard let record = refreshTokens[Hex.sha256(token)], let grant = grants[record.grantID],
             !grant.revoked
         else { return nil }
         return grant
@@ -97,7 +98,7 @@ extension EmulatorState {
     ) -> RefreshOutcome {
         let invalid = OAuthError(.invalidGrant, "Unknown or invalid refresh token.")
         let now = clock.now
-        let digest = SecureRandom.digest(token)
+        let digest = Hex.sha256(token)
         guard var record = refreshTokens[digest], let grant = grants[record.grantID], !grant.revoked else {
             return .refused(invalid)
         }
@@ -147,7 +148,7 @@ extension EmulatorState {
 
     /// Revokes the family of a refresh token, if `clientID` owns it. Unknown tokens are ignored (RFC 7009 §2.2).
     func revokeRefreshToken(_ token: String, clientID: String) -> Bool {
-        guard let record = refreshTokens[SecureRandom.digest(token)], let grant = grants[record.grantID] else {
+        guard let record = refreshTokens[Hex.sha256(token)], let grant = grants[record.grantID] else {
             return true
         }
         guard grant.clientID == clientID else { return false }

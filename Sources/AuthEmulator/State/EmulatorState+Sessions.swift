@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitSupport
 
 /// An SSO session that was just ended, and the clients that were issued tokens in it.
 struct EndedSession: Sendable, Equatable {
@@ -13,13 +14,13 @@ extension EmulatorState {
     func createSession(userID: String, now: Date) -> (cookie: String, session: BrowserSession) {
         let cookie = SecureRandom.token()
         let session = BrowserSession(userID: userID, authTime: now)
-        sessions[SecureRandom.digest(cookie)] = session
+        sessions[Hex.sha256(cookie)] = session
         persist()
         return (cookie, session)
     }
 
     /// The live session of a cookie.
-    func session(cookie: String) -> BrowserSession? { sessions[SecureRandom.digest(cookie)] }
+    func session(cookie: String) -> BrowserSession? { sessions[Hex.sha256(cookie)] }
 
     /// The clients issued tokens in the session `sid`: those with a grant carrying it, revoked or not.
     func clientIDs(inSession sid: String) -> [String] {
@@ -35,7 +36,7 @@ extension EmulatorState {
             digests += sessions.filter { $0.value.sid == sid }.map(\.key)
         }
         if let cookie {
-            let digest = SecureRandom.digest(cookie)
+            let digest = Hex.sha256(cookie)
             if let session = sessions[digest], userID == nil || session.userID == userID {
                 digests.append(digest)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SessionKitSupport
 
 /// All mutable emulator state, serialized by the actor so concurrent requests and test controls never race.
 actor EmulatorState {
@@ -51,12 +52,12 @@ actor EmulatorState {
         guard let user = users.values.first(where: { $0.email.lowercased() == username.lowercased() }) else {
             return nil
         }
-        let passwordMatches = SecureRandom.digest(user.password) == SecureRandom.digest(password)
+        let passwordMatches = ConstantTime.equals(user.password, password)
         guard passwordMatches, realm == nil || realm == user.connection else { return nil }
         return user
     }
 
-    func replaceUserMetadata(userID: String, with metadata: [String: EmulatorJSON]) -> AuthEmulator.User? {
+    func replaceUserMetadata(userID: String, with metadata: [String: JSONValue]) -> AuthEmulator.User? {
         guard var user = users[userID] else { return nil }
         user.userMetadata = metadata
         users[userID] = user

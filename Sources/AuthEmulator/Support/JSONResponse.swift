@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
+import SessionKitSupport
 
 /// Builders for JSON responses.
 enum JSONResponse {
-    static func make(_ object: [String: EmulatorJSON], status: HTTPResponse.Status = .ok) -> Response {
-        make(encodable: EmulatorJSON.object(object), status: status)
+    static func make(_ object: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
+        make(encodable: JSONValue.object(object), status: status)
     }
 
     static func make(encodable value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {

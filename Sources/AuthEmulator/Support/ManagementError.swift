@@ -1,4 +1,5 @@
 import Hummingbird
+import SessionKitSupport
 
 /// A Management API error in Auth0's shape: `{statusCode, error, message, errorCode}`.
 struct ManagementError: Error, Sendable {
@@ -9,7 +10,7 @@ struct ManagementError: Error, Sendable {
     var response: Response {
         var response = JSONResponse.make(
             [
-                "statusCode": .number(Double(status.code)),
+                "statusCode": .int(Int(status.code)),
                 "error": .string(status.reasonPhrase),
                 "message": .string(message),
                 "errorCode": .string(errorCode),

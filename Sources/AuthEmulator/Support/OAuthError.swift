@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SessionKitSupport
 
 /// An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1) answered as `{error, error_description}`.
 struct OAuthError: Error, Sendable {
@@ -53,7 +54,7 @@ struct OAuthError: Error, Sendable {
 
     /// The JSON error response, with `Cache-Control: no-store`.
     var response: Response {
-        var members = extra.mapValues { EmulatorJSON.string($0) }
+        var members = extra.mapValues { JSONValue.string($0) }
         members["error"] = .string(code.rawValue)
         members["error_description"] = .string(description)
         var response = JSONResponse.make(members, status: status)

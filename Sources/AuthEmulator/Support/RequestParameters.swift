@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SessionKitSupport
 
 /// The parameters of a request body, from `application/x-www-form-urlencoded` or JSON, as Auth0 accepts both.
 struct RequestParameters: Sendable {
@@ -31,7 +32,7 @@ struct RequestParameters: Sendable {
 
     /// Parses a JSON object body; scalar members become strings, others are ignored.
     static func json(_ data: Data) throws(OAuthError) -> RequestParameters {
-        guard let object = try? JSONDecoder().decode([String: EmulatorJSON].self, from: data) else {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
             throw OAuthError(.invalidRequest, "The request body is not a JSON object.")
         }
         var values: [String: String] = [:]
@@ -39,7 +40,8 @@ struct RequestParameters: Sendable {
             switch value {
             case .string(let text): values[name] = text
             case .bool(let flag): values[name] = flag ? "true" : "false"
-            case .number(let number):
+            case .int(let number): values[name] = String(number)
+            case .double(let number):
                 let isWhole = number.rounded() == number && abs(number) < 9e15
                 values[name] = isWhole ? String(Int64(number)) : String(number)
             case .null, .array, .object: continue

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import JWTKit
+import SessionKitSupport
 
 /// Checks a DPoP proof (RFC 9449 section 4.3) as a provider and a resource server do: `typ` dpop+jwt, ES256 with a
 /// public P-256 `jwk` in the header and a valid signature, `htm` and `htu` naming this request, `iat` within the
@@ -30,7 +31,7 @@ struct DPoPVerifier: Sendable {
     /// The thumbprint of the proof's key, once every check passed.
     func verify(_ proof: String, method: String, url: String, accessToken: String?) async throws(Refusal) -> String {
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.base64URL(parts[0]),
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let header = try? JSONDecoder().decode(JWTHeader.self, from: headerData)
         else { throw .invalid("The DPoP proof is not a JWT.") }
         guard header.typ == "dpop+jwt" else { throw .invalid("The DPoP proof's typ is not dpop+jwt.") }
@@ -54,7 +55,7 @@ struct DPoPVerifier: Sendable {
             throw .invalid("The DPoP proof's iat is outside the accepted window.")
         }
         if let accessToken {
-            let expected = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncoded
+            let expected = Base64URL.encode(Data(SHA256.hash(data: Data(accessToken.utf8))))
             guard claims.ath == expected else {
                 throw .invalid("The DPoP proof's ath does not match the access token.")
             }
@@ -67,7 +68,7 @@ struct DPoPVerifier: Sendable {
             throw .invalid("The DPoP proof's jti was used before.")
         }
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return Data(SHA256.hash(data: Data(canonical.utf8))).base64URLEncoded
+        return Base64URL.encode(Data(SHA256.hash(data: Data(canonical.utf8))))
     }
 
     /// The request's `DPoP` header; `nil` without one, refused when there are several.
@@ -79,11 +80,5 @@ struct DPoPVerifier: Sendable {
 
     private static func withoutQuery(_ url: String) -> String {
         String(url.prefix { $0 != "?" && $0 != "#" })
-    }
-
-    private static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SessionKitSupport
 
 /// How the emulator's resource endpoints (`/userinfo`, the Management API) accept an access token: a bearer token
 /// as `Authorization: Bearer`, a DPoP-bound one (`cnf.jkt`) only as `Authorization: DPoP` with a proof for this

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import SessionKitSupport
 
 /// One of the emulator's signing keys: its `kid`, its private key in PEM (for the state file) and its public JWK.
 struct SigningKey: Sendable, Codable {
@@ -49,14 +50,14 @@ struct SigningKey: Sendable, Codable {
     }
 
     /// The public JWK as published in `/.well-known/jwks.json`.
-    func publicJWK() throws -> [String: EmulatorJSON] {
-        var jwk: [String: EmulatorJSON] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
+    func publicJWK() throws -> [String: JSONValue] {
+        var jwk: [String: JSONValue] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
         switch algorithm {
         case .rs256:
             let primitives = try Insecure.RSA.PrivateKey(pem: privateKeyPEM).publicKey.getKeyPrimitives()
             jwk["kty"] = "RSA"
-            jwk["n"] = .string(primitives.modulus.base64URLEncoded)
-            jwk["e"] = .string(primitives.publicExponent.base64URLEncoded)
+            jwk["n"] = .string(Base64URL.encode(primitives.modulus))
+            jwk["e"] = .string(Base64URL.encode(primitives.publicExponent))
         case .es256:
             guard let parameters = try ES256PrivateKey(pem: privateKeyPEM).parameters else {
                 throw AuthEmulatorError(code: .signing, message: "The EC key has no public coordinates")

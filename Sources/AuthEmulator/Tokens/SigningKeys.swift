@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import SessionKitSupport
 
 /// The emulator's key ring: one current signing key plus retired keys still published during the overlap.
 ///
@@ -59,7 +60,7 @@ actor SigningKeys {
     }
 
     /// The public JWKS: the current key and retired keys still inside the overlap.
-    func jwks(now: Date) async throws -> [String: EmulatorJSON] {
+    func jwks(now: Date) async throws -> [String: JSONValue] {
         await prune(now: now)
         return ["keys": .array(try keys.map { .object(try $0.publicJWK()) })]
     }

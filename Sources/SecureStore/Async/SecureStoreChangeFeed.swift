@@ -1,4 +1,5 @@
 import Crypto
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -61,6 +62,6 @@ public struct SecureStoreChange: Sendable, Hashable, CustomStringConvertible {
 
     /// The hex SHA-256 of `key`, as changes name items.
     public static func digest(ofKey key: String) -> String {
-        Hex.string(SHA256.hash(data: Data(key.utf8)))
+        Hex.sha256(key)
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import SessionKitSupport
 import Synchronization
 
 /// Runs a blocking libsecret call on a thread of its own and stops waiting for it after a timeout.
@@ -41,9 +42,7 @@ enum TimeBoundCall {
             )
         }
         defer { library.objectUnref(cancellable.pointer) }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-        if outcome.done.wait(timeout: .now() + .nanoseconds(max(nanoseconds, 0))) == .success,
+        if outcome.done.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .success,
             let result = outcome.value.withLock({ $0 })
         {
             return result

@@ -1,4 +1,5 @@
 import Crypto
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -11,7 +12,7 @@ extension DPoPKey {
     /// fragment), with a fresh `jti` every time, `ath` bound to `accessToken` when one is sent, and the server's
     /// `nonce` when it asked for one.
     ///
-    /// The JWS is put together here (the header once per key, the claims by ``JSONTextWriter``) and signed by
+    /// The JWS is put together here (the header once per key, the claims by `JSONTextWriter`) and signed by
     /// swift-crypto (or the Secure Enclave, whose key jwt-kit cannot hold); the emulator checks every proof with jwt-kit.
     ///
     /// ``ProviderClient/proof(for:method:url:)`` adds the nonce a server gave last; use that for an API request.

@@ -1,3 +1,5 @@
+import SessionKitSupport
+
 #if canImport(Darwin) || URLSessionOnLinux
     import Dispatch
     import Foundation

@@ -1,3 +1,5 @@
+public import SessionKitSupport
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else

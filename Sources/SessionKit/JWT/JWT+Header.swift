@@ -1,3 +1,5 @@
+public import SessionKitSupport
+
 extension JWT {
     /// The JOSE header of a JWT.
     public struct Header: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import SessionKitSupport
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,5 @@
+import SessionKitSupport
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

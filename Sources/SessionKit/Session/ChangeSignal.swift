@@ -1,4 +1,4 @@
-import SecureStore
+import SessionKitSupport
 import Synchronization
 
 /// Wakes tasks that wait for a session's record to change in the store: a waiter sleeps until ``signal()``
@@ -41,7 +41,8 @@ final class ChangeSignal: Sendable {
     }
 
     /// Returns after the next ``signal()`` or after `limit`, whichever comes first, or when the task is
-    /// cancelled. The limit is kept by ``SecureStore/Deadlines``, one sleeping task for all waits, not a timer each.
+    /// cancelled. The limit is kept by SessionKitSupport's `Deadlines`: one sleeping task for all waits, not a timer
+    /// each.
     ///
     /// - Returns: Whether a signal ended the wait.
     @discardableResult

@@ -1,3 +1,5 @@
+import SessionKitSupport
+
 extension SessionManager {
     /// Fetches the user's profile from the provider's userinfo endpoint and caches it with the session.
     ///

@@ -1,5 +1,6 @@
 import Logging
 import SecureStore
+import SessionKitSupport
 import Synchronization
 
 #if canImport(FoundationEssentials)

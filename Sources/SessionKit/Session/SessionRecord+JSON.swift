@@ -1,10 +1,12 @@
+import SessionKitSupport
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
 
-/// Reading a stored record with ``JSONParser`` instead of `JSONDecoder`, and writing it with ``JSONTextWriter``
+/// Reading a stored record with `JSONParser` instead of `JSONDecoder`, and writing it with `JSONTextWriter`
 /// instead of `JSONEncoder`.
 ///
 /// Every `sessionctl token` and every app launch reads the record; `JSONDecoder` reaches the record's types

@@ -1,3 +1,5 @@
+import SessionKitSupport
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -55,7 +57,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     public func code(fromCallback callback: URL) throws(SessionKitError) -> Secret {
         let items = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
-        guard value("state") == state else {
+        guard let returned = value("state"), ConstantTime.equals(returned, state) else {
             throw SessionKitError(
                 code: .validationFailed,
                 message: "the callback's state does not match the request's; it may be forged, so it was refused",

@@ -1,4 +1,5 @@
 import Crypto
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,6 @@
 import Crypto
 import JWTKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -141,8 +142,10 @@ struct IDTokenValidator: Sendable {
         if let notBefore = jwt.notBefore, notBefore > latest {
             throw failure(.notBefore, "the ID token is not valid before \(notBefore.formatted(.iso8601))")
         }
-        if let nonce = expected.nonce, jwt.nonce != nonce {
-            throw failure(.nonce, "the ID token's nonce does not match the one sent with the request")
+        if let nonce = expected.nonce {
+            guard let returned = jwt.nonce, ConstantTime.equals(returned, nonce) else {
+                throw failure(.nonce, "the ID token's nonce does not match the one sent with the request")
+            }
         }
         if let maxAge = expected.maxAge {
             guard let authTime = jwt.authenticationTime else {

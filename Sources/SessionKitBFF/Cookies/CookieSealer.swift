@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SessionKit
+import SessionKitSupport
 
 /// Seals cookie values with AES-GCM under a key every instance shares, so that the browser holds them but can
 /// neither read nor change them, and a value made up by anyone else is refused before the store is asked.

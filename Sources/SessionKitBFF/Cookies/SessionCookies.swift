@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import SessionKit
 import SessionKitServer
+import SessionKitSupport
 
 /// The cookies a back end for front ends sets, sealed (``CookieSealer``) so that only its instances can make or
 /// read them: the session cookie, and one short-lived sign-in cookie per sign-in under way, which ties the

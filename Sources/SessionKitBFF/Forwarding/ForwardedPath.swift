@@ -1,3 +1,5 @@
+import SessionKitSupport
+
 /// Which request targets `/api/...` forwards: an allow-list, not a block-list.
 ///
 /// A path is forwarded only when every character is one RFC 3986 allows in a path segment except `;` (letters,
@@ -38,9 +40,8 @@ enum ForwardedPath {
                 segments.append(segment)
                 current.removeAll(keepingCapacity: true)
             case UInt8(ascii: "%"):
-                guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else {
-                    return nil
-                }
+                guard let high = bytes.next().flatMap(Hex.value(of:)), let low = bytes.next().flatMap(Hex.value(of:))
+                else { return nil }
                 let decoded = high << 4 | low
                 guard decoded >= 0x20, decoded != 0x7F, !forbiddenDecoded.contains(decoded) else { return nil }
                 current.append(decoded)
@@ -70,13 +71,4 @@ enum ForwardedPath {
 
     /// The punctuation a path segment may hold literally (RFC 3986 `pchar`, less `;`).
     private static let punctuation = Set("-._~!$&'()*+,=:@".utf8)
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import SessionKitSupport
 import Synchronization
 
 /// What the back end counts of the requests it forwards, through swift-metrics: each answer by status (its
@@ -23,7 +24,6 @@ final class ForwardingMetrics: Sendable {
             return counter
         }
         counter.increment()
-        duration.recordNanoseconds(
-            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        duration.recordNanoseconds(elapsed.clampedNanoseconds)
     }
 }

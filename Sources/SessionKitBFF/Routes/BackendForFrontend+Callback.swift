@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import SessionKit
 import SessionKitServer
+import SessionKitSupport
 
 extension BackendForFrontend {
     /// `GET /auth/callback?code&state`: finishes a sign-in started by ``login(_:)`` on any instance.
@@ -20,7 +21,7 @@ extension BackendForFrontend {
         else {
             return failed(.badRequest, "The sign-in answer carries no state; start the sign-in again.", state: nil)
         }
-        guard let pending = cookies.signIn(state: state, in: request), pending.state == state else {
+        guard let pending = cookies.signIn(state: state, in: request), ConstantTime.equals(pending.state, state) else {
             logger?.notice("sign-in callback refused: no sign-in of this browser has that state")
             return failed(
                 .badRequest,

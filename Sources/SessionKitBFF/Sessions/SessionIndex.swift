@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitSupport
 
 /// Which sessions belong to which provider session (`sid`) and user (`sub`), kept in the shared store so that
 /// a back-channel logout received by any instance finds every session to end; the logout tokens already used,
@@ -146,7 +147,7 @@ struct SessionIndex: Sendable {
     private static func jtiKey(_ jwtID: String) -> String { "bff.logout-jti." + hex(jwtID) }
 
     private static func hex(_ text: String) -> String {
-        Hex.string(SHA256.hash(data: Data(text.utf8)))
+        Hex.sha256(text)
     }
 }
 

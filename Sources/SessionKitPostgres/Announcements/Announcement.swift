@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitSupport
 
 /// The payloads of `NOTIFY sessionkit_items`, written by the store's statements and read by its change feed.
 ///

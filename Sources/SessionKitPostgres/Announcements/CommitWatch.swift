@@ -1,4 +1,4 @@
-import SecureStore
+import SessionKitSupport
 import Synchronization
 
 /// Confirms the commit of this store's announced writes by their own announcements, saving the statement that

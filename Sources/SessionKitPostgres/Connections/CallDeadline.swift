@@ -1,4 +1,4 @@
-import SecureStore
+import SessionKitSupport
 import Synchronization
 
 /// Work whose result is waited for a limited time, as often as needed, and given up on at the deadline.

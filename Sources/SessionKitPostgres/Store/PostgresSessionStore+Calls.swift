@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import SecureStore
+import SessionKitSupport
 import Synchronization
 import Tracing
 

@@ -2,6 +2,7 @@ public import Foundation
 import NIOCore
 import PostgresNIO
 public import SecureStore
+import SessionKitSupport
 import Synchronization
 
 extension PostgresSessionStore: VersionedSecureStore {

@@ -6,6 +6,7 @@ import NIOCore
 import PostgresNIO
 public import SecureStore
 public import ServiceLifecycle
+import SessionKitSupport
 import Synchronization
 
 /// An ``SecureStore/AsyncSecureStore`` on PostgreSQL, shared by every instance of a server, with renewal

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import SecureStore
+import SessionKitSupport
 import Synchronization
 
 /// What the PostgreSQL store counts, through swift-metrics: each call's duration by operation, and failed calls
@@ -18,11 +19,11 @@ final class StoreMetrics: Sendable {
     }
 
     func succeeded(_ operation: String, after elapsed: Duration) {
-        timer(operation).recordNanoseconds(Self.nanoseconds(elapsed))
+        timer(operation).recordNanoseconds(elapsed.clampedNanoseconds)
     }
 
     func failed(_ operation: String, _ error: SecureStoreError, after elapsed: Duration) {
-        timer(operation).recordNanoseconds(Self.nanoseconds(elapsed))
+        timer(operation).recordNanoseconds(elapsed.clampedNanoseconds)
         Counter(
             label: "sessionkit_store_errors_total", dimensions: [("operation", operation), ("code", "\(error.code)")],
             factory: factory
@@ -48,9 +49,5 @@ final class StoreMetrics: Sendable {
             operation.append(scalar == " " ? "_" : scalar)
         }
         return String(operation)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 }

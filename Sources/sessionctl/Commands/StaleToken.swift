@@ -1,6 +1,6 @@
-import Crypto
 import SecureStore
 import SessionKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -19,7 +19,7 @@ struct StaleToken {
     private var key: String { "sessionctl.git-stale-token." + profile }
 
     private static func digest(_ token: String) -> String {
-        Hex.string(Array(SHA256.hash(data: Data(token.utf8))))
+        Hex.sha256(token)
     }
 
     /// Notes `token` as refused.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SessionKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,5 @@
 import SessionKit
+import SessionKitSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

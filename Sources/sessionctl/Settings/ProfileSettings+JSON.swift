@@ -1,4 +1,5 @@
 import SessionKit
+import SessionKitSupport
 
 /// Reading `config.json` with SessionKit's JSON parser instead of `JSONDecoder`: every `sessionctl token`
 /// reads it, and `Codable` decoding costs more than the rest of that command (see `Benchmarks/cli.sh`). Writing

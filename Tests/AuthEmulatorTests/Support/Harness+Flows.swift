@@ -50,13 +50,13 @@ extension Harness {
     }
 
     /// Verifies a JWT against the published JWKS and returns its header `kid` and claims.
-    func verify(_ jwt: String) async throws -> (kid: String?, claims: [String: EmulatorJSON]) {
+    func verify(_ jwt: String) async throws -> (kid: String?, claims: [String: JSONValue]) {
         let jwks = try await get(".well-known/jwks.json")
         let keys = JWTKeyCollection()
         try await keys.add(jwksJSON: jwks.text)
         let payload = try await keys.verify(jwt, as: AnyClaims.self)
         let header = try JSONDecoder().decode(
-            [String: EmulatorJSON].self,
+            [String: JSONValue].self,
             from: Self.base64URLDecode(String(jwt.split(separator: ".")[0]))
         )
         return (header["kid"]?.stringValue, payload.claims)
@@ -69,18 +69,18 @@ extension Harness {
     }
 
     /// Decodes a JWT's claims without verifying (for tokens signed with a client secret).
-    static func unverifiedClaims(_ jwt: String) throws -> [String: EmulatorJSON] {
+    static func unverifiedClaims(_ jwt: String) throws -> [String: JSONValue] {
         try JSONDecoder().decode(
-            [String: EmulatorJSON].self, from: base64URLDecode(String(jwt.split(separator: ".")[1])))
+            [String: JSONValue].self, from: base64URLDecode(String(jwt.split(separator: ".")[1])))
     }
 }
 
 /// Any JWT payload, for signature checks in tests; claims are asserted by the tests themselves.
 struct AnyClaims: JWTPayload {
-    var claims: [String: EmulatorJSON]
+    var claims: [String: JSONValue]
 
     init(from decoder: any Decoder) throws {
-        claims = try [String: EmulatorJSON](from: decoder)
+        claims = try [String: JSONValue](from: decoder)
     }
 
     func encode(to encoder: any Encoder) throws { try claims.encode(to: encoder) }

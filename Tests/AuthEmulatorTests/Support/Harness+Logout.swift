@@ -68,9 +68,9 @@ extension Harness {
     }
 
     /// A JWT's JOSE header, unverified.
-    static func header(of jwt: String) throws -> [String: EmulatorJSON] {
+    static func header(of jwt: String) throws -> [String: JSONValue] {
         try JSONDecoder().decode(
-            [String: EmulatorJSON].self, from: base64URLDecode(String(jwt.split(separator: ".")[0])))
+            [String: JSONValue].self, from: base64URLDecode(String(jwt.split(separator: ".")[0])))
     }
 
     /// Decodes a form-encoded body.

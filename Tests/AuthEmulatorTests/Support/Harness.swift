@@ -97,8 +97,8 @@ struct HTTPResult: Sendable {
     var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as a JSON object (empty when it is not one).
-    var json: [String: EmulatorJSON] {
-        (try? JSONDecoder().decode([String: EmulatorJSON].self, from: body)) ?? [:]
+    var json: [String: JSONValue] {
+        (try? JSONDecoder().decode([String: JSONValue].self, from: body)) ?? [:]
     }
 
     subscript(_ name: String) -> String? { json[name]?.stringValue }

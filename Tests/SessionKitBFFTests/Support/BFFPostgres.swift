@@ -4,6 +4,7 @@ import Foundation
 import SecureStore
 import SessionKitPostgres
 import SessionKitServer
+import SessionKitSupport
 import SessionKitTestSupport
 import Testing
 
@@ -20,7 +21,7 @@ enum BFFPostgres {
     struct Deployment: Sendable {
         let service = "tests.bff.\(UUID().uuidString)"
         let key = SymmetricKey(size: .bits256)
-        var keyHex: String { key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() } }
+        var keyHex: String { key.withUnsafeBytes { Hex.string($0) } }
 
         /// A store of this deployment (each instance opens its own), running and migrated; `sealedWith` gives it
         /// another sealing key than the deployment's (an instance configured with the wrong one).

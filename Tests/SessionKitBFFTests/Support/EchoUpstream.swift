@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import SessionKitSupport
 import SessionKitTestSupport
 
 /// An upstream API for the forwarding tests: it answers every request with the headers it received, the body's
@@ -36,7 +37,7 @@ final class EchoUpstream: Sendable {
             for field in request.headers { received[field.name.canonicalName, default: []].append(field.value) }
             let object: [String: Any] = [
                 "method": request.method.rawValue, "path": request.uri.string, "headers": received, "size": size,
-                "sha256": hasher.finalize().map { String(format: "%02x", $0) }.joined(),
+                "sha256": Hex.string(hasher.finalize()),
             ]
             var headers = HTTPFields()
             headers[.contentType] = "application/json"

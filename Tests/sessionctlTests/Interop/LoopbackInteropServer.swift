@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import SessionKit
+import SessionKitSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -32,9 +32,7 @@ enum LoopbackInteropServer {
     /// How many refresh-token grants the server at `base` received that presented one of `refreshTokens`, from
     /// the project's counting middleware (`interop/token_requests.py`), which knows them by SHA-256 only.
     static func refreshGrants(at base: URL, presenting refreshTokens: [String]) async throws -> Int {
-        let digests = refreshTokens.map { token in
-            SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-        }
+        let digests = refreshTokens.map(Hex.sha256)
         var components = URLComponents(
             url: base.appendingPathComponent("interop/token-requests/"), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "refresh_token_sha256", value: digests.joined(separator: ","))]

@@ -31,6 +31,9 @@ package enum Base64URL {
     }
 
     /// Encodes `data` as unpadded base64url text.
+    ///
+    /// Inlinable, so that callers in other modules get it specialized for their kind of bytes.
+    @inlinable
     package static func encode(_ data: some DataProtocol) -> String {
         let base64 = Data(data).base64EncodedData()
         var bytes: [UInt8] = []

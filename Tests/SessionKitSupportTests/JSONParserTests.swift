@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SessionKit
+@testable import SessionKitSupport
 
 /// The hand-written parser behind `JSONValue(parsing:)` against Foundation's `JSONDecoder`.
 @Suite("JSONValue(parsing:): a strict parser that agrees with JSONDecoder")

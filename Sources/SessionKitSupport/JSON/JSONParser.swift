@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// A strict RFC 8259 parser from UTF-8 bytes to ``JSONValue``, without `Codable`.
@@ -12,22 +12,25 @@
 /// `JSONDecoder` on every document (the tests compare them), and it refuses what JSON refuses: trailing
 /// commas, comments, leading zeros, unescaped control characters, lone surrogates, trailing content and
 /// nesting deeper than ``maximumDepth``.
-struct JSONParser {
+package struct JSONParser {
     /// Why a document is not JSON, and where.
-    struct Failure: Error, CustomStringConvertible {
-        let reason: String
-        let offset: Int
-        var description: String { "not valid JSON at byte \(offset): \(reason)" }
+    package struct Failure: Error, CustomStringConvertible {
+        /// What is wrong, in words.
+        package let reason: String
+        /// The byte offset where the parser found it.
+        package let offset: Int
+        /// `not valid JSON at byte N: reason`.
+        package var description: String { "not valid JSON at byte \(offset): \(reason)" }
     }
 
     /// Deeper documents are refused rather than risk the stack.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     private let bytes: [UInt8]
     private var index = 0
 
     /// Parses `data` as one JSON value, with only whitespace around it.
-    static func parse(_ data: Data) throws(Failure) -> JSONValue {
+    package static func parse(_ data: Data) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: [UInt8](data))
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -217,13 +220,8 @@ struct JSONParser {
         guard index + 4 <= bytes.count else { throw failure("the document ends inside a \\u escape") }
         var unit: UInt16 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw failure("a \\u escape needs four hexadecimal digits")
+            guard let digit = Hex.value(of: bytes[index]) else {
+                throw failure("a \\u escape needs four hexadecimal digits")
             }
             unit = unit << 4 | UInt16(digit)
             index += 1

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import SecureStore
+@testable import SessionKitSupport
 
 /// The one sleeping task that times every store call's and every wait's deadline.
 @Suite("Deadlines")

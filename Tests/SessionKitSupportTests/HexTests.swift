@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Testing
 
-@testable import SecureStore
+@testable import SessionKitSupport
 
 @Suite("Hex")
 struct HexTests {
@@ -26,5 +26,20 @@ struct HexTests {
     @Test("Odd lengths and characters that are not hexadecimal are refused", arguments: ["0", "0g", "zz", " 0", "0:"])
     func refusesMalformed(text: String) {
         #expect(Hex.bytes(text.utf8) == nil)
+    }
+
+    @Test("A text's SHA-256 is named by its 64 lower-case digits")
+    func sha256() {
+        // FIPS 180-2's "abc".
+        #expect(Hex.sha256("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.sha256("é") == Hex.string(SHA256.hash(data: Data("é".utf8))), "the UTF-8 bytes are hashed")
+    }
+
+    @Test("One digit's value, in either case; nothing else is a digit")
+    func digitValues() {
+        let digits = Array("0123456789abcdefABCDEF".utf8)
+        #expect(digits.map { Hex.value(of: $0) } == (0...15).map { UInt8($0) } + (10...15).map { UInt8($0) })
+        let others: [UInt8] = [UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"), 0x00, 0xFF]
+        #expect(others.allSatisfy { Hex.value(of: $0) == nil })
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SessionKit
+@testable import SessionKitSupport
 
 /// ``JSONTextWriter`` writes what `JSONDecoder` and ``JSONParser`` read back as the same value.
 @Suite("JSON text writer")

@@ -6,17 +6,23 @@
 /// ``JSONParser`` takes to read it; this writer takes about as long as the parser (see `Benchmarks/server.sh`). What
 /// it writes, `JSONDecoder` and ``JSONParser`` read back as the same value (the tests compare them), doubles to the
 /// last bit.
-struct JSONTextWriter {
+package struct JSONTextWriter {
     /// A value JSON cannot hold.
-    struct Failure: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
+    package struct Failure: Error, CustomStringConvertible {
+        /// What cannot be written, in words.
+        package let reason: String
+
+        /// A failure for `reason`.
+        package init(reason: String) { self.reason = reason }
+
+        /// The reason.
+        package var description: String { reason }
     }
 
     private var bytes: [UInt8] = []
 
     /// The value as JSON text (UTF-8).
-    static func write(_ value: JSONValue) throws(Failure) -> [UInt8] {
+    package static func write(_ value: JSONValue) throws(Failure) -> [UInt8] {
         var writer = JSONTextWriter()
         writer.bytes.reserveCapacity(1_024)
         try writer.value(value)
@@ -73,8 +79,8 @@ struct JSONTextWriter {
             case 0x0C: append("\\f")
             case 0x00..<0x20:
                 append("\\u00")
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                bytes.append(Hex.digits[Int(byte >> 4)])
+                bytes.append(Hex.digits[Int(byte & 0x0F)])
             default: bytes.append(byte)
             }
         }
@@ -84,6 +90,4 @@ struct JSONTextWriter {
     private mutating func append(_ literal: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -3,7 +3,8 @@
 /// `String(format: "%02x", byte)` per byte goes through Foundation's formatter: in the renewal storm of
 /// `Benchmarks/server.sh` it was a tenth of each instance's CPU. This writes the characters directly.
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The lower-case hexadecimal digits, by value.
+    package static let digits = Array("0123456789abcdef".utf8)
 
     /// The bytes as `2 × count` lower-case hexadecimal characters.
     package static func string<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
@@ -44,7 +45,9 @@ package enum Hex {
         return result
     }
 
-    private static func value(of character: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit (either case), or `nil` for any other character: for readers of
+    /// hexadecimal text in other shapes (percent escapes, `\u` escapes).
+    package static func value(of character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
