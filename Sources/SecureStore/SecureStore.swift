@@ -8,7 +8,7 @@
 ///
 /// A store holds the items of one *service* (for example `"com.example.app"`): strings and data under
 /// string keys. Every backend has the same behaviour, checked by the conformance suite in
-/// `SessionKitTesting`:
+/// `SecureStoreTesting` (`SecureStoreConformance`):
 ///
 /// - A missing item is `nil`, never an error.
 /// - A store that cannot be read right now (a locked keychain, an unreadable file, a lock held too long)

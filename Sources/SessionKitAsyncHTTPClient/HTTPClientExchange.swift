@@ -228,7 +228,12 @@ package enum HTTPClientExchange {
     /// ("CERTIFICATE_VERIFY_FAILED"), else the error's case.
     private static func tlsReason(_ error: NIOSSLError) -> String {
         guard case .handshakeFailed(let inner) = error else { return "NIOSSLError.\(error)" }
-        let text = String(describing: inner)
-        return text.contains("CERTIFICATE_VERIFY_FAILED") ? "certificate verify failed" : "handshake failed"
+        let text = Array(String(describing: inner).utf8)
+        let mark = Array("CERTIFICATE_VERIFY_FAILED".utf8)
+        // Searched as bytes: `String.contains` would be Foundation's here, which sessionctl does not link.
+        let refused = text.count >= mark.count && (0...(text.count - mark.count)).contains {
+            text[$0..<$0 + mark.count].elementsEqual(mark)
+        }
+        return refused ? "certificate verify failed" : "handshake failed"
     }
 }

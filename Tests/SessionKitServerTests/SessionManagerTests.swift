@@ -9,8 +9,10 @@ import Testing
 @testable import SessionKitPostgres
 @testable import SessionKitServer
 
-/// `SessionManager` over the PostgreSQL store, unchanged: its renewal lease lives in the session record and is
-/// taken with `update`, so managers on separate store instances (separate servers) renew once between them.
+/// `SessionManager` over the PostgreSQL store, made with SessionKitServer's initialiser for a versioned store: its
+/// renewal lease lives in the row beside the record, taken by the read that finds the session due and kept by
+/// conditional writes (`VersionedStoreCoordinator`), so managers on separate store instances (separate servers) renew
+/// once between them.
 @Suite("SessionManager over PostgresSessionStore", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct SessionManagerTests {
     @Test("Two managers on separate store instances renew an expired session exactly once")
