@@ -4,7 +4,7 @@
     package import Foundation
 #endif
 
-/// Base64url (RFC 4648 §5) without padding, as JWTs use it.
+/// Base64url (RFC 4648 §5) without padding, as JWTs, PKCE, DPoP, session ids and sealed cookies use it.
 package enum Base64URL {
     /// Decodes unpadded base64url text; `nil` for padding, the standard alphabet's `+` and `/`, or a bad length.
     ///
