@@ -231,9 +231,11 @@ package enum HTTPClientExchange {
         let text = Array(String(describing: inner).utf8)
         let mark = Array("CERTIFICATE_VERIFY_FAILED".utf8)
         // Searched as bytes: `String.contains` would be Foundation's here, which sessionctl does not link.
-        let refused = text.count >= mark.count && (0...(text.count - mark.count)).contains {
-            text[$0..<$0 + mark.count].elementsEqual(mark)
-        }
+        let refused =
+            text.count >= mark.count
+            && (0...(text.count - mark.count)).contains {
+                text[$0..<$0 + mark.count].elementsEqual(mark)
+            }
         return refused ? "certificate verify failed" : "handshake failed"
     }
 }
