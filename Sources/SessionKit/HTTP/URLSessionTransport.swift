@@ -29,6 +29,9 @@ import SessionKitSupport
         private let exchanges: Exchanges
         /// The certificate authorities and proxy this transport was given.
         public let network: NetworkOptions
+        /// Why every request fails, when ``network`` cannot be used: found once, at creation, so that no request
+        /// reads the authority files again.
+        private let refusal: SessionKitError?
 
         /// One transport for the whole process, over an ephemeral session.
         public static let shared = URLSessionTransport()
@@ -48,6 +51,7 @@ import SessionKitSupport
             configuration.httpCookieStorage = nil
             configuration.httpShouldSetCookies = false
             configuration.urlCredentialStorage = nil
+            refusal = Self.refusal(of: network)
             let anchors = PEMCertificates.der(inFiles: network.certificateAuthorityFiles) ?? []
             let exchanges = Exchanges(anchors: anchors, proxy: network.proxy)
             self.exchanges = exchanges
@@ -63,6 +67,27 @@ import SessionKitSupport
                 }
             #endif
             self.proxied = proxied
+        }
+
+        /// What makes `network` unusable here, if anything: on Linux any option at all (FoundationNetworking has no
+        /// setting for them), elsewhere an authority file that holds no certificate.
+        private static func refusal(of network: NetworkOptions) -> SessionKitError? {
+            #if !canImport(Darwin)
+                guard network.isDefault else {
+                    return SessionKitError(
+                        code: .invalidConfiguration,
+                        message: "URLSessionTransport on Linux cannot trust extra certificate authorities or use a "
+                            + "proxy: FoundationNetworking has no setting for them (libcurl follows HTTPS_PROXY and "
+                            + "NO_PROXY from the environment by itself); use AsyncHTTPClientTransport(network:), the "
+                            + "Linux default, or add the authority to the system's store (update-ca-certificates)")
+                }
+            #endif
+            do {
+                try network.check()
+                return nil
+            } catch {
+                return error
+            }
         }
 
         deinit {
@@ -94,17 +119,7 @@ import SessionKitSupport
             for (name, value) in request.headers { outgoing.addValue(value, forHTTPHeaderField: name) }
             outgoing.httpBody = request.body
             let host = request.url.host ?? "the provider"
-            #if !canImport(Darwin)
-                guard network.isDefault else {
-                    throw SessionKitError(
-                        code: .invalidConfiguration,
-                        message: "URLSessionTransport on Linux cannot trust extra certificate authorities or use a "
-                            + "proxy: FoundationNetworking has no setting for them (libcurl follows HTTPS_PROXY and "
-                            + "NO_PROXY from the environment by itself); use AsyncHTTPClientTransport(network:), the "
-                            + "Linux default, or add the authority to the system's store (update-ca-certificates)")
-                }
-            #endif
-            try network.check()
+            if let refusal { throw refusal }
             let session = network.proxy?.server(for: request.url).flatMap { proxied[$0] } ?? direct
             let task = session.dataTask(with: outgoing)
             let outcome: Result<HTTPResponse, Failure> = await withTaskCancellationHandler {

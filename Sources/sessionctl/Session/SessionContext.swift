@@ -23,7 +23,8 @@ struct SessionContext {
     /// The store's key is in the keyring when it works (see `--store`); a fallback to the key file is noted on
     /// standard error, once per sessions folder, unless `warnOnFallback` is `false` (`status` shows it itself). A client
     /// secret that `configure` saved, and the DPoP key of a profile that uses one, are read from the store unless
-    /// `readsStoredSecret` is `false` (the local token path, which sends nothing to the provider).
+    /// `readsStoredSecret` is `false` (the local token path, which sends nothing to the provider); that path does not
+    /// read the network settings either (the environment's proxies, the certificate authority files).
     static func make(_ options: GlobalOptions, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
         throws(SessionKitError) -> SessionContext
     {
@@ -48,7 +49,8 @@ struct SessionContext {
             configuration.dpop = try DPoPKey.stored(
                 in: selection.store, forKey: "sessionctl.dpop-key." + resolved.profile)
         }
-        let provider = ProviderClient(configuration: configuration, transport: Self.transport(resolved))
+        let transport = readsStoredSecret ? Self.transport(resolved) : ProviderClient.defaultTransport
+        let provider = ProviderClient(configuration: configuration, transport: transport)
         let session = SessionManager(provider: provider, store: selection.store, account: resolved.profile)
         return SessionContext(
             resolved: resolved, configuration: configuration, storeFolder: folder, storeSelection: selection,
