@@ -16,7 +16,7 @@ struct ConnectionProbeTests {
     @Test("a hundred calls that wait at once share one probe, and a call just after reuses its answer")
     func oneProbeForAll() async throws {
         let clock = ManualClock()
-        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+        let probe = ConnectionProbe.on(clock)
         let runs = Runs()
         let refused = SecureStoreError(code: .unavailable, message: "refused")
         async let answers = withTaskGroup(of: SecureStoreError?.self) { group in
@@ -50,13 +50,9 @@ struct ConnectionProbeTests {
     @Test("a call whose deadline comes first gets no answer and leaves the probe running for the others")
     func deadlineLeavesProbe() async throws {
         let clock = ManualClock()
-        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+        let probe = ConnectionProbe.on(clock)
         let runs = Runs()
-        let slow: @Sendable () async -> SecureStoreError? = {
-            runs.count.add(1, ordering: .relaxed)
-            await clock.sleep(for: .milliseconds(300))
-            return SecureStoreError(code: .permissionDenied, message: "wrong password")
-        }
+        let slow = runs.probe(on: clock, taking: .milliseconds(300), answering: .permissionDenied, "wrong password")
         async let patient = probe.failure(within: .seconds(5), probe: slow)
         try await clock.untilSleeping(2)  // the probe, and the patient call's deadline
         async let hurried = probe.failure(within: .milliseconds(20), probe: slow)
@@ -72,13 +68,9 @@ struct ConnectionProbeTests {
     @Test("a cancelled call leaves at once, and the probe goes on for the others")
     func cancelledCallLeaves() async throws {
         let clock = ManualClock()
-        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+        let probe = ConnectionProbe.on(clock)
         let runs = Runs()
-        let slow: @Sendable () async -> SecureStoreError? = {
-            runs.count.add(1, ordering: .relaxed)
-            await clock.sleep(for: .milliseconds(300))
-            return SecureStoreError(code: .unavailable, message: "refused")
-        }
+        let slow = runs.probe(on: clock, taking: .milliseconds(300), answering: .unavailable, "refused")
         let leaving = Task { await probe.failure(within: .seconds(5), probe: slow) }
         try await clock.untilSleeping(2)
         async let staying = probe.failure(within: .seconds(5), probe: slow)
@@ -94,7 +86,7 @@ struct ConnectionProbeTests {
     @Test("once the answer is older than its lifetime, the next call probes again")
     func answerExpires() async throws {
         let clock = ManualClock()
-        let probe = ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+        let probe = ConnectionProbe.on(clock)
         let runs = Runs()
         let count: @Sendable () async -> SecureStoreError? = {
             runs.count.add(1, ordering: .relaxed)
@@ -113,4 +105,22 @@ struct ConnectionProbeTests {
 /// How many times a probe ran, shared by the concurrent calls of a test.
 private final class Runs: Sendable {
     let count = Atomic<Int>(0)
+
+    /// A probe that counts itself here, takes `duration` on `clock`, and answers with an error of `code`.
+    func probe(
+        on clock: ManualClock, taking duration: Duration, answering code: SecureStoreError.Code, _ message: String
+    ) -> @Sendable () async -> SecureStoreError? {
+        { [self] in
+            count.add(1, ordering: .relaxed)
+            await clock.sleep(for: duration)
+            return SecureStoreError(code: code, message: message)
+        }
+    }
+}
+
+extension ConnectionProbe {
+    /// A probe whose lifetimes and deadlines run on `clock`.
+    fileprivate static func on(_ clock: ManualClock) -> ConnectionProbe {
+        ConnectionProbe(now: { clock.now }, sleep: { await clock.sleep(for: $0) })
+    }
 }
