@@ -20,16 +20,7 @@ struct GitCredentialTests {
 
         static func start(_ cli: CLI, emulator: AuthEmulator) async throws -> Forge {
             let folder = try TemporaryFolder(prefix: "sessionctl-git").url.path
-            let seed = folder + "/seed"
-            try FileManager.default.createDirectory(atPath: seed, withIntermediateDirectories: true)
-            try await run(["init", "--bare", "-q", folder + "/repo.git"], in: folder)
-            try await run(["init", "-q", "-b", "main", seed], in: folder)
-            try "hello\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
-            try await run(["add", "README"], in: seed)
-            try await run(
-                ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "one"], in: seed)
-            try await run(["push", "-q", folder + "/repo.git", "main"], in: seed)
-            try await run(["symbolic-ref", "HEAD", "refs/heads/main"], in: folder + "/repo.git")
+            try await makeRepository(at: folder + "/repo.git")
             let portFile = folder + "/port"
             let log = folder + "/requests.log"
             let script = FileManager.default.currentDirectoryPath + "/scripts/git-test-server.py"
@@ -50,6 +41,20 @@ struct GitCredentialTests {
             let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
             return Forge(
                 cli: cli, folder: folder, server: server, port: port, url: "http://127.0.0.1:\(port)/repo.git")
+        }
+
+        /// A bare repository at `path` with one commit on `main`, a README, made from a seed folder beside it.
+        static func makeRepository(at path: String) async throws {
+            let seed = path + ".seed"
+            try FileManager.default.createDirectory(atPath: seed, withIntermediateDirectories: true)
+            try await run(["init", "--bare", "-q", path], in: seed)
+            try await run(["init", "-q", "-b", "main", seed], in: seed)
+            try "hello\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
+            try await run(["add", "README"], in: seed)
+            try await run(
+                ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "one"], in: seed)
+            try await run(["push", "-q", path, "main"], in: seed)
+            try await run(["symbolic-ref", "HEAD", "refs/heads/main"], in: path)
         }
 
         /// For each request the server received so far, whether it carried an `Authorization` header.

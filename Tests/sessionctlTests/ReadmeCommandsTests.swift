@@ -160,7 +160,7 @@ struct ReadmeCommandsTests {
         // name with a private authority's certificate. The name resolves nowhere else.
         let root = try TemporaryFolder(prefix: "readme-forge").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try await Self.makeRepository(at: root + "/team/app.git")
+        try await GitCredentialTests.Forge.makeRepository(at: root + "/team/app.git")
         let portFile = root + "/port"
         let forge = try SpawnedProcess(
             path: "/usr/bin/python3",
@@ -188,28 +188,5 @@ struct ReadmeCommandsTests {
             (run.output + run.errors).contains("No resources found in default namespace"), "\(run.output)\(run.errors)")
         let bearers = cluster.authorizations().filter { $0.hasPrefix("Bearer ") }
         #expect(!bearers.isEmpty && bearers.allSatisfy { $0.split(separator: ".").count == 3 }, "kubectl sent a JWT")
-    }
-
-    /// A bare repository at `path` with one commit on `main`.
-    static func makeRepository(at path: String) async throws {
-        let seed = path + ".seed"
-        try FileManager.default.createDirectory(atPath: seed, withIntermediateDirectories: true)
-        let steps: [(String, [String])] = [
-            (seed, ["init", "-q", "-b", "main"]),
-            (
-                seed,
-                ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "1"]
-            ),
-        ]
-        try "hello\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
-        for (directory, arguments) in steps {
-            _ = try await GitCredentialTests.Forge.run(arguments, in: directory)
-        }
-        _ = try await GitCredentialTests.Forge.run(["add", "README"], in: seed)
-        _ = try await GitCredentialTests.Forge.run(
-            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "2"], in: seed)
-        _ = try await GitCredentialTests.Forge.run(["init", "--bare", "-q", path], in: seed)
-        _ = try await GitCredentialTests.Forge.run(["push", "-q", path, "main"], in: seed)
-        _ = try await GitCredentialTests.Forge.run(["symbolic-ref", "HEAD", "refs/heads/main"], in: path)
     }
 }
