@@ -42,13 +42,25 @@ struct SessionCtl: AsyncParsableCommand {
 
     /// Runs the command. `sessionctl token` and `sessionctl git-credential get` with valid stored credentials are
     /// answered before ArgumentParser or anything asynchronous starts: no thread pool, no HTTP client (see
-    /// see `Benchmarks/cli.sh`); every other case, including any error, goes through ArgumentParser's usual path.
+    /// `Benchmarks/cli.sh`). A `token` due for renewal goes on from what its fast path opened and read, still
+    /// without ArgumentParser; every other case, including any error the fast path meets, goes through
+    /// ArgumentParser's usual path.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "token", let fast = TokenFastPath.parse(arguments.dropFirst()),
-            Token.printLocalToken(fast)
-        {
-            return
+        if arguments.first == "token", let fast = TokenArguments.parse(arguments.dropFirst()) {
+            switch Token.printLocalToken(fast) {
+            case .printed:
+                return
+            case .renew(let local):
+                do {
+                    try await Token.printToken(fast, local: local)
+                } catch {
+                    Token.exit(withError: error)
+                }
+                return
+            case .usual:
+                break
+            }
         }
         if arguments.first == "git-credential", let fast = GitCredentialFastPath.parse(arguments.dropFirst()),
             fast.answer()

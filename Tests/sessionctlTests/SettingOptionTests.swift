@@ -16,7 +16,8 @@ struct SettingOptionTests {
             #expect(option.help.contains("(env \(option.environmentVariable)"))
             let parsed = try GlobalOptions.parse(["--\(option.name)", "v"])
             #expect(parsed.flags[option] == "v", "ArgumentParser: \(option.name)")
-            #expect(TokenFastPath.parse(["--\(option.name)", "v"][...])?.flags[option] == "v", "token: \(option.name)")
+            #expect(
+                TokenArguments.parse(["--\(option.name)", "v"][...])?.flags[option] == "v", "token: \(option.name)")
             #expect(
                 GitCredentialFastPath.parse(["get", "--\(option.name)=v"][...])?.options[option] == "v",
                 "git-credential: \(option.name)")

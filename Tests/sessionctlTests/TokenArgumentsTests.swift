@@ -6,10 +6,10 @@ import Testing
 struct TokenArgumentsTests {
     @Test("documented options in both forms, and the defaults")
     func documented() throws {
-        let defaults = try #require(TokenFastPath.parse([]))
+        let defaults = try #require(TokenArguments.parse([]))
         #expect(defaults.minTTL == 60 && !defaults.idToken && !defaults.json && defaults.output == .plain)
         let parsed = try #require(
-            TokenFastPath.parse(
+            TokenArguments.parse(
                 [
                     "--min-ttl", "300", "--id-token", "--output=exec-credential", "--profile", "work",
                     "--issuer=https://example.eu.auth0.com/", "--client-id", "abc", "--store", "file",
@@ -21,7 +21,7 @@ struct TokenArgumentsTests {
         #expect(global[.profile] == "work" && global[.issuer] == "https://example.eu.auth0.com/")
         #expect(global[.clientID] == "abc" && global[.store] == "file" && global[.sessionsDirectory] == "/tmp/s")
         #expect(global[.audience] == "api" && global[.scope] == "openid" && global[.clientAuth] == "post")
-        #expect(TokenFastPath.parse(["--min-ttl=-5"][...])?.minTTL == -5)
+        #expect(TokenArguments.parse(["--min-ttl=-5"][...])?.minTTL == -5)
     }
 
     @Test(
@@ -31,7 +31,7 @@ struct TokenArgumentsTests {
             ["--json=yes"], ["--profile"], ["--profile", "--json"], ["--version"], ["--unknown", "x"],
         ])
     func fallsBack(_ arguments: [String]) {
-        #expect(TokenFastPath.parse(arguments[...]) == nil)
+        #expect(TokenArguments.parse(arguments[...]) == nil)
     }
 }
 

@@ -231,6 +231,19 @@ public actor SessionManager {
         cache.withLock { $0?.renewal != nil }
     }
 
+    /// The record held in memory, if any: what ``localCredentials(minTTL:scope:)`` read, for ``takeOver(_:)``.
+    package nonisolated var heldRecord: SessionRecord? {
+        cache.withLock { $0 }
+    }
+
+    /// Holds `record`, which another manager of the same session in this process read from the store just now, and
+    /// starts the next renewal from it instead of reading the store again: how a command-line tool whose fast path
+    /// found the token due (with a manager built to send nothing) hands over to the manager that renews.
+    /// A record changed in the store since costs a refused lease, which brings the stored one; never a wrong write.
+    package nonisolated func takeOver(_ record: SessionRecord) {
+        cache.handOver(record)
+    }
+
     /// Forgets what this instance holds in memory, so the next call reads the store again (for
     /// example after another process signed out).
     public func reload() async throws(SessionKitError) {

@@ -9,7 +9,7 @@ import Synchronization
 #endif
 
 /// `sessionctl git-credential ... get` answered without ArgumentParser when the stored token serves, as `token`'s
-/// fast path does (``TokenFastPath``): git runs the helper for every fetch and push, so its start-up is paid each
+/// fast path does (``TokenArguments``): git runs the helper for every fetch and push, so its start-up is paid each
 /// time. Reads only the options `git-credential` documents; anything else, and every case that needs more than a
 /// stored valid token (renewal, a stale token, no session, any error), goes through the usual path, which gets the
 /// request git wrote from ``input`` since standard input can be read only once.

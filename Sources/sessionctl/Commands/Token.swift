@@ -76,26 +76,44 @@ struct Token: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let format = json ? Format.json : output
-        try await reporting(profile: options.profileName) {
+        var arguments = TokenArguments(minTTL: minTTL, idToken: idToken, json: json, output: output)
+        let flags = options.flags
+        for option in SettingOption.allCases { arguments.options[option] = flags[option] }
+        arguments.clientSecretFile = flags.clientSecretFile
+        arguments.clientSecretStdin = flags.clientSecretStdin
+        arguments.dpopProof = dpopProof
+        arguments.dpopNonce = dpopNonce
+        try await Self.printToken(arguments)
+    }
+
+    /// Prints the token `arguments` ask for, renewing it when needed, and reports an error as every command does.
+    /// `local` is the fast path's context (``printLocalToken(_:)``) when it found the token due: the renewal goes
+    /// on from what it opened and read.
+    static func printToken(_ arguments: TokenArguments, local: SessionContext? = nil) async throws {
+        let profile = arguments.flags.profileName
+        try await reporting(profile: profile) {
             do {
-                try await printToken(format: format)
+                try await printRenewing(arguments, local: local)
             } catch let error as SessionKitError where error.code == .signInRequired {
-                throw Self.advising(error, profile: options.profileName, format: format, info: .current)
+                throw Self.advising(error, profile: profile, format: arguments.format, info: .current)
             }
         }
     }
 
-    /// Prints the token in `format`, renewing it when needed; signs in first when it must and kubectl allows it.
-    private func printToken(format: Format) async throws {
+    /// Prints the token, renewing it when needed; signs in first when it must and kubectl allows it.
+    private static func printRenewing(_ arguments: TokenArguments, local: SessionContext?) async throws {
+        let format = arguments.format
+        let minTTL = arguments.minTTL
         // Quiet about a key-file fallback: kubectl shows a plugin's stderr on every command; login and
         // status warn about it where a person looks.
-        let (api, sessionFlags) = try APITokenRequest.split(options.flags)
-        let context = try SessionContext.make(sessionFlags, warnOnFallback: false)
+        let (api, sessionFlags) = try APITokenRequest.split(arguments.flags)
+        let context = try local?.sending() ?? SessionContext.make(sessionFlags, warnOnFallback: false)
         var credentials = try await Self.credentials(
             api, context, minTTL: TimeInterval(minTTL),
             signingIn: KubernetesExecInfo.allowsSignIn(format: format, info: .current))
-        if idToken, let claims = credentials.idTokenClaims, claims.isExpired(leeway: -TimeInterval(minTTL)) {
+        if arguments.idToken, let claims = credentials.idTokenClaims,
+            claims.isExpired(leeway: -TimeInterval(minTTL))
+        {
             credentials = try await context.session.renew()
         }
         // Said on the renewing path only: the fast path serves the same fresh token without a word.
@@ -105,37 +123,54 @@ struct Token: AsyncParsableCommand {
                 "note: the provider's access tokens live \(lifetime) s, less than --min-ttl \(minTTL); "
                     + "printing a fresh one")
         }
-        if dpopProof.count == 2, let url = URL(string: dpopProof[1]) {
-            if let dpopNonce { context.provider.useDPoPNonce(dpopNonce, for: url) }
+        if arguments.dpopProof.count == 2, let url = URL(string: arguments.dpopProof[1]) {
+            if let nonce = arguments.dpopNonce { context.provider.useDPoPNonce(nonce, for: url) }
             let headers = try await context.provider.authorizationHeaders(
-                for: credentials, method: dpopProof[0].uppercased(), url: url)
+                for: credentials, method: arguments.dpopProof[0].uppercased(), url: url)
             Terminal.out(headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
             return
         }
-        guard let text = try Self.text(of: credentials, idToken: idToken, format: format) else {
+        guard let text = try Self.text(of: credentials, idToken: arguments.idToken, format: format) else {
             throw SessionKitError(
                 code: .signInRequired, message: "the session has no ID token; sign in with the openid scope")
         }
         Terminal.out(text)
     }
 
-    /// Prints the token when the store already holds one valid for `--min-ttl`, synchronously, and says
-    /// whether it did. Anything else (renewal needed, no session, any error) returns `false`, and the
-    /// usual path (ArgumentParser, then `run()`) does the whole job, reporting errors as usual.
-    static func printLocalToken(_ arguments: TokenFastPath) -> Bool {
+    /// What the fast path did with `sessionctl token`'s arguments.
+    enum LocalAnswer {
+        /// It printed the token, valid for `--min-ttl`, from the store: no request, no task.
+        case printed
+        /// The token must be renewed (or there is no session): ``printToken(_:local:)`` goes on from this
+        /// context, which opened the store and read the record.
+        case renew(SessionContext)
+        /// Anything else (an error, a case the fast path does not know): the usual path, ArgumentParser's,
+        /// does the whole job and reports errors as usual.
+        case usual
+    }
+
+    /// Prints the token when the store already holds one valid for `--min-ttl`, synchronously. When it must be
+    /// renewed, hands over what it built (``LocalAnswer/renew(_:)``) instead of leaving the next path to open
+    /// the store, derive its key and read the record again.
+    static func printLocalToken(_ arguments: TokenArguments) -> LocalAnswer {
         let minTTL = TimeInterval(arguments.minTTL)
         guard let (api, sessionFlags) = try? APITokenRequest.split(arguments.flags), api == nil || !arguments.idToken,
-            let context = try? SessionContext.make(sessionFlags, warnOnFallback: false, readsStoredSecret: false),
-            let credentials = try? APITokenRequest.local(api, context.session, minTTL: minTTL)
-        else { return false }
-        // No ID token, or one that expires within --min-ttl: the usual path renews or reports it.
-        if arguments.idToken, credentials.idTokenClaims?.isExpired(leeway: -minTTL) != false { return false }
-        guard
-            let text = try? Self.text(
-                of: credentials, idToken: arguments.idToken, format: arguments.json ? .json : arguments.output)
-        else { return false }
+            let context = try? SessionContext.make(sessionFlags, warnOnFallback: false, readsStoredSecret: false)
+        else { return .usual }
+        let local: Credentials?
+        do {
+            local = try APITokenRequest.local(api, context.session, minTTL: minTTL)
+        } catch {
+            return .usual
+        }
+        // Due for renewal, or no session: the renewing path says which.
+        guard let credentials = local else { return .renew(context) }
+        // No ID token, or one that expires within --min-ttl: the renewing path renews or reports it.
+        if arguments.idToken, credentials.idTokenClaims?.isExpired(leeway: -minTTL) != false { return .renew(context) }
+        guard let text = try? Self.text(of: credentials, idToken: arguments.idToken, format: arguments.format)
+        else { return .usual }
         Terminal.out(text)
-        return true
+        return .printed
     }
 
     /// The access token (or, with `idToken`, the ID token) of `credentials` in `format`; `nil` when there is

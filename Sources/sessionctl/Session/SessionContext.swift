@@ -35,10 +35,27 @@ struct SessionContext {
     static func make(_ flags: SettingFlags, warnOnFallback: Bool = true, readsStoredSecret: Bool = true)
         throws(SessionKitError) -> SessionContext
     {
-        var resolved = try flags.resolved()
+        let resolved = try flags.resolved()
         let folder = resolved.sessionsDirectory ?? Self.defaultStoreFolder
         let selection = try openStore(resolved, folder: folder)
         if warnOnFallback, selection.warning != nil { noteFallbackOnce(folder: folder) }
+        return try make(resolved, folder: folder, selection: selection, readsStoredSecret: readsStoredSecret)
+    }
+
+    /// The context for sending requests, from one built by the local token path (`readsStoredSecret: false`),
+    /// with the store it opened: the stored client secret and DPoP key, the network settings, and a session
+    /// manager that starts from the record the local path read (``SessionManager/takeOver(_:)``). So the renewal
+    /// opens, keys and reads nothing again.
+    func sending() throws(SessionKitError) -> SessionContext {
+        let context = try Self.make(resolved, folder: storeFolder, selection: storeSelection, readsStoredSecret: true)
+        if let record = session.heldRecord { context.session.takeOver(record) }
+        return context
+    }
+
+    private static func make(
+        _ resolved: ResolvedSettings, folder: String, selection: StoreSelection, readsStoredSecret: Bool
+    ) throws(SessionKitError) -> SessionContext {
+        var resolved = resolved
         if resolved.clientSecret == nil, readsStoredSecret, resolved.settings.clientSecretInStore == true {
             resolved.clientSecret = try ClientSecret.stored(in: selection.store, profile: resolved.profile)
         }

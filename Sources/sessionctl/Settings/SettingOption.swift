@@ -1,6 +1,6 @@
 /// The settings options every command takes (`--profile NAME`, `--issuer URL`...), each with a value and an
 /// environment variable that stands in for it: the one list that ``GlobalOptions`` declares to ArgumentParser and
-/// that the fast paths (``TokenFastPath``, ``GitCredentialFastPath``) read without it.
+/// that the fast paths (``TokenArguments``, ``GitCredentialFastPath``) read without it.
 ///
 /// A new option is a case here, with its help; the compiler then asks for its property in ``GlobalOptions`` (an
 /// exhaustive switch) and the fast paths take it as they are. `--client-secret-file` and `--client-secret-stdin`

@@ -64,6 +64,7 @@ package struct AtomicUpdateCoordinator: SessionCoordinator {
 
     private func hold(_ data: Data?) throws(SessionKitError) -> SessionRecord {
         let record = try SessionRecord.stored(data)
+        held.forgetHandedOver()
         held.withLock { $0 = record }
         held.didRead(record)
         return record
@@ -94,8 +95,17 @@ package struct AtomicUpdateCoordinator: SessionCoordinator {
             throw SessionKitError(
                 code: .storeUnavailable, message: "the session could not be written", underlyingError: error)
         }
+        held.forgetHandedOver()
         held.withLock { $0 = outcome.record }
         return outcome
+    }
+
+    /// A record another manager of the session read just now and handed over (``HeldSession/handOver(_:)``), once:
+    /// the next renewal starts from it, and its lease is written only if the stored record is still at its
+    /// generation (the atomic update compares them), so a record changed since costs a refusal, never a wrong write.
+    /// Otherwise `nil`: without versions from the store, only a read tells what is current.
+    package func knownRecord() -> SessionRecord? {
+        held.takeHandedOver()
     }
 
     /// See ``SecureStore/AsyncSecureStore/deleteSessionIfUnreadable(forKey:held:)``.

@@ -1,4 +1,5 @@
-/// The arguments of `sessionctl token`, read without ArgumentParser for the valid-token path.
+/// The arguments of `sessionctl token` as plain values: what ``Token`` parsed, or what ``parse(_:)`` read without
+/// ArgumentParser for the fast path (a valid stored token, and the renewal that follows when it is due).
 ///
 /// ArgumentParser finds a command's options by reflection and dynamic casts, and in a binary this size
 /// the first casts scan every protocol conformance in it: about three quarters of the instructions of a
@@ -6,17 +7,24 @@
 /// `--name value` and `--name=value` forms: its own and the settings options (``SettingOption``, the list
 /// ``GlobalOptions`` declares). Anything else (help, a typo, a bad value) makes `parse` return `nil`, and
 /// ArgumentParser then parses and reports as usual.
-struct TokenFastPath {
+struct TokenArguments {
     /// The settings options given.
     var options: [SettingOption: String] = [:]
     var minTTL = 60
     var idToken = false
     var json = false
     var output = Token.Format.plain
+    /// The client secret's flags; never read by ``parse(_:)``.
+    var clientSecretFile: String?
+    var clientSecretStdin = false
+    /// `--dpop-proof METHOD URL`; never read by ``parse(_:)``.
+    var dpopProof: [String] = []
+    /// `--dpop-nonce`; never read by ``parse(_:)``.
+    var dpopNonce: String?
 
     /// The arguments after `token`, or `nil` when they need ArgumentParser.
-    static func parse(_ arguments: ArraySlice<String>) -> TokenFastPath? {
-        var parsed = TokenFastPath()
+    static func parse(_ arguments: ArraySlice<String>) -> TokenArguments? {
+        var parsed = TokenArguments()
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             guard argument.hasPrefix("--") else { return nil }
@@ -51,5 +59,10 @@ struct TokenFastPath {
     }
 
     /// The settings flags as ArgumentParser would have set them.
-    var flags: SettingFlags { SettingFlags(options) }
+    var flags: SettingFlags {
+        SettingFlags(options, clientSecretFile: clientSecretFile, clientSecretStdin: clientSecretStdin)
+    }
+
+    /// The output format: `--json` is `--output json`.
+    var format: Token.Format { json ? .json : output }
 }
