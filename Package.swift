@@ -90,12 +90,22 @@ let package = Package(
     targets: [
         // Not a product: the machinery several targets share, one spelling each: hex and the SHA-256 names made
         // with it, base64url, a constant-time comparison of secrets, the deadline heap, Duration's conversions,
-        // and the JSON value with its parser and writer. Its API is `package`, except `JSONValue`, which SessionKit
+        // HTML escaping, and the JSON value with its parser and writer. Its API is `package`, except `JSONValue`, which SessionKit
         // and AuthEmulator re-export (it is in their public API). Foundation and swift-crypto only: the core and
         // SecureStore depend on it, so it must never link SwiftNIO (scripts/linkage-check.sh).
         .target(
             name: "SessionKitSupport",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Not a product: the Hummingbird responses the emulator and the back end for front ends give (JSON, pages,
+        // redirects; never cached, never sniffed), built once.
+        .target(
+            name: "HummingbirdAnswers",
+            dependencies: [
+                "SessionKitSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .target(
             name: "SecureStore",
@@ -151,6 +161,7 @@ let package = Package(
         .target(
             name: "AuthEmulator",
             dependencies: [
+                "HummingbirdAnswers",
                 "SessionKitSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -197,6 +208,7 @@ let package = Package(
         .target(
             name: "SessionKitBFF",
             dependencies: [
+                "HummingbirdAnswers",
                 "SecureStore",
                 "SessionKit",
                 "SessionKitServer",

@@ -1,5 +1,6 @@
 import NIOHTTP1
 import SessionKit
+import SessionKitSupport
 
 /// One answer of the loopback listener: a short self-contained HTML page (no scripts, no third-party
 /// resources), or a redirect, with headers that keep it out of caches and referrers.
@@ -38,18 +39,7 @@ struct LoopbackPage: Sendable {
 
     /// `text` safe inside HTML.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        HTMLEscaping.escaped(text)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAnswers
 
 /// `GET /authorize` (authorization code with PKCE) and the sign-in form's `POST /u/login`.
 struct AuthorizeEndpoint: Sendable {
@@ -16,7 +17,7 @@ struct AuthorizeEndpoint: Sendable {
             do throws(OAuthError) {
                 parameters = try await RequestParameters.body(of: &request)
             } catch {
-                return JSONResponse.html(HTMLPages.message("Error", error.description), status: .badRequest)
+                return Answer.html(HTMLPages.message("Error", error.description), status: .badRequest)
             }
             return await signIn(parameters)
         }
@@ -45,7 +46,7 @@ struct AuthorizeEndpoint: Sendable {
             let (cookie, session) = await core.state.createSession(userID: user.id, now: now)
             return await issueCode(request, session: session, setting: cookie)
         }
-        return JSONResponse.html(HTMLPages.signIn(carrying: carried(parameters), clientName: request.client.name))
+        return Answer.html(HTMLPages.signIn(carrying: carried(parameters), clientName: request.client.name))
     }
 
     private func signIn(_ parameters: RequestParameters) async -> Response {
@@ -67,7 +68,7 @@ struct AuthorizeEndpoint: Sendable {
                 error: "Wrong email or password.",
                 clientName: request.client.name
             )
-            return JSONResponse.html(page, status: .unauthorized)
+            return Answer.html(page, status: .unauthorized)
         }
         let (cookie, session) = await core.state.createSession(userID: user.id, now: core.clock.now)
         return await issueCode(request, session: session, setting: cookie)
@@ -103,17 +104,17 @@ struct AuthorizeEndpoint: Sendable {
         if let cookie {
             headers[.setCookie] = "\(Self.sessionCookie)=\(cookie); Path=/; HttpOnly; SameSite=Lax"
         }
-        return JSONResponse.redirect(to: AuthorizeRequest.redirect(request.redirectURI, pairs), headers: headers)
+        return Answer.redirect(to: AuthorizeRequest.redirect(request.redirectURI, pairs), headers: headers)
     }
 
     private func failure(_ failure: AuthorizeRequest.Failure) -> Response {
         switch failure {
         case .page(let message):
-            return JSONResponse.html(HTMLPages.message("Invalid request", message), status: .badRequest)
+            return Answer.html(HTMLPages.message("Invalid request", message), status: .badRequest)
         case .redirect(let error, let redirectURI, let state):
             var pairs = [("error", error.code.rawValue), ("error_description", error.description)]
             if let state { pairs.append(("state", state)) }
-            return JSONResponse.redirect(to: AuthorizeRequest.redirect(redirectURI, pairs))
+            return Answer.redirect(to: AuthorizeRequest.redirect(redirectURI, pairs))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// The test controls over HTTP under `/__emulator/`, for tests in another process. Registered only when
@@ -27,7 +28,7 @@ struct ControlEndpoints: Sendable {
         let controls = AuthEmulator.Controls(core: core)
         let group = router.group("__emulator")
         group.get("clock") { _, _ -> Response in
-            JSONResponse.make(["now": .number(core.clock.now.timeIntervalSince1970)])
+            Answer.json(["now": .number(core.clock.now.timeIntervalSince1970)])
         }
         group.post("clock/advance") { request, context -> Response in
             if let refusal = Self.refuseUnlessJSON(request) { return refusal }
@@ -132,7 +133,7 @@ struct ControlEndpoints: Sendable {
     static func refuseUnlessJSON(_ request: Request) -> Response? {
         let type = request.headers[.contentType]?.lowercased() ?? ""
         guard !type.hasPrefix("application/json") else { return nil }
-        return JSONResponse.make(
+        return Answer.json(
             [
                 "error": "invalid_request",
                 "error_description": "Test controls take a JSON body: send Content-Type: application/json.",
@@ -144,13 +145,13 @@ struct ControlEndpoints: Sendable {
     /// Runs a control and answers 200 with its JSON, or 400/404 with `{error, error_description}`.
     func run(_ body: () async throws -> [String: JSONValue]) async throws -> Response {
         do {
-            return JSONResponse.make(try await body())
+            return Answer.json(try await body())
         } catch let error as AuthEmulatorError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
-            return JSONResponse.make(
+            return Answer.json(
                 ["error": .string("\(error.code)"), "error_description": .string(error.message)], status: status)
         } catch {
-            return JSONResponse.make(
+            return Answer.json(
                 ["error": "invalid_request", "error_description": "Unreadable JSON body."], status: .badRequest)
         }
     }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// `POST /oauth/device/code` (RFC 8628 §3.1–3.2) and the `/activate` page where a user approves or denies.
@@ -17,13 +18,13 @@ struct DeviceEndpoints: Sendable {
             }
         }
         router.get("activate") { request, _ -> Response in
-            JSONResponse.html(HTMLPages.activate(userCode: RequestParameters.query(of: request)["user_code"]))
+            Answer.html(HTMLPages.activate(userCode: RequestParameters.query(of: request)["user_code"]))
         }
         router.post("activate") { request, _ -> Response in
             var request = request
             let cookie = request.cookies[AuthorizeEndpoint.sessionCookie]?.value
             guard let parameters = try? await RequestParameters.body(of: &request) else {
-                return JSONResponse.html(
+                return Answer.html(
                     HTMLPages.activate(userCode: nil, error: "Unreadable form."), status: .badRequest)
             }
             return await activate(parameters, cookie: cookie)
@@ -45,7 +46,7 @@ struct DeviceEndpoints: Sendable {
             interval: lifetimes.devicePollInterval
         )
         let verification = core.issuer + "activate"
-        return JSONResponse.make([
+        return Answer.json([
             "device_code": .string(codes.deviceCode),
             "user_code": .string(codes.userCode),
             "verification_uri": .string(verification),
@@ -59,7 +60,7 @@ struct DeviceEndpoints: Sendable {
         let userCode = p["user_code"] ?? ""
         guard await core.state.pendingDevice(userCode: userCode) != nil else {
             let page = HTMLPages.activate(userCode: userCode, error: "That code is invalid or has expired.")
-            return JSONResponse.html(page, status: .badRequest)
+            return Answer.html(page, status: .badRequest)
         }
         var userID: String?
         if let username = p["username"], let password = p["password"] {
@@ -72,12 +73,12 @@ struct DeviceEndpoints: Sendable {
         guard let userID else {
             let page = HTMLPages.activate(
                 userCode: userCode, error: "Sign in to approve: wrong or missing credentials.")
-            return JSONResponse.html(page, status: .unauthorized)
+            return Answer.html(page, status: .unauthorized)
         }
         let approve = p["action"] != "deny"
         _ = await core.state.decideDevice(userCode: userCode, approvedBy: approve ? userID : nil)
         return approve
-            ? JSONResponse.html(HTMLPages.message("Device approved", "You can return to your device."))
-            : JSONResponse.html(HTMLPages.message("Request denied", "The device was not given access."))
+            ? Answer.html(HTMLPages.message("Device approved", "You can return to your device."))
+            : Answer.html(HTMLPages.message("Request denied", "The device was not given access."))
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// `/.well-known/openid-configuration` and `/.well-known/jwks.json`.
@@ -9,7 +10,7 @@ struct DiscoveryEndpoints: Sendable {
         router.get(".well-known/openid-configuration") { _, _ -> Response in discovery() }
         router.get(".well-known/jwks.json") { _, _ -> Response in
             do {
-                var response = JSONResponse.make(try await core.keys.jwks(now: core.clock.now))
+                var response = Answer.json(try await core.keys.jwks(now: core.clock.now))
                 response.headers[.cacheControl] = "no-cache"
                 return response
             } catch {
@@ -55,7 +56,7 @@ struct DiscoveryEndpoints: Sendable {
         document["scopes_supported"] = .array(
             (core.scopes.discoveryScopes + apiScopes).map { .string($0) }
         )
-        var response = JSONResponse.make(document)
+        var response = Answer.json(document)
         response.headers[.cacheControl] = "no-cache"
         return response
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAnswers
 import Logging
 
 /// `GET` and `POST /oidc/logout` (Auth0's path): the end-session endpoint of OIDC RP-Initiated Logout 1.0.
@@ -25,7 +26,7 @@ struct EndSessionEndpoint: Sendable {
             do throws(OAuthError) {
                 parameters = try await RequestParameters.body(of: &request)
             } catch {
-                return JSONResponse.html(HTMLPages.message("Invalid request", error.description), status: .badRequest)
+                return Answer.html(HTMLPages.message("Invalid request", error.description), status: .badRequest)
             }
             return await endSession(parameters, cookie: cookie, redirectStatus: .seeOther)
         }
@@ -40,7 +41,7 @@ struct EndSessionEndpoint: Sendable {
         do throws(EndSessionRequest.Failure) {
             request = try await EndSessionRequest.parse(parameters, core: core)
         } catch {
-            return JSONResponse.html(HTMLPages.message("Cannot sign out", error.message), status: .badRequest)
+            return Answer.html(HTMLPages.message("Cannot sign out", error.message), status: .badRequest)
         }
         let ended = await core.state.endSessions(
             sid: request.hint?.sid,
@@ -52,9 +53,9 @@ struct EndSessionEndpoint: Sendable {
         var response: Response
         if let uri = request.postLogoutRedirectURI {
             let location = request.state.map { AuthorizeRequest.redirect(uri, [("state", $0)]) } ?? uri
-            response = JSONResponse.redirect(to: location, status: redirectStatus)
+            response = Answer.redirect(to: location, status: redirectStatus)
         } else {
-            response = JSONResponse.html(HTMLPages.signedOut())
+            response = Answer.html(HTMLPages.signedOut())
         }
         if let cookie, await core.state.session(cookie: cookie) == nil {
             response.setCookie(

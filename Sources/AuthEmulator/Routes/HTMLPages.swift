@@ -1,13 +1,10 @@
 import Foundation
+import SessionKitSupport
 
 /// The emulator's plain HTML pages: sign-in, device activation, results and errors.
 enum HTMLPages {
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;")
-            .replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
+        HTMLEscaping.escaped(text)
     }
 
     static func page(_ title: String, _ body: String) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAnswers
 import JWTKit
 import SessionKitSupport
 
@@ -19,7 +20,7 @@ struct ManagementEndpoints: Sendable {
                     fields: query["fields"],
                     includeFields: query["include_fields"]
                 )
-                return JSONResponse.make(body)
+                return Answer.json(body)
             } catch {
                 return error.response
             }
@@ -34,7 +35,7 @@ struct ManagementEndpoints: Sendable {
                 guard let updated = await core.state.replaceUserMetadata(userID: user.id, with: merged) else {
                     throw ManagementError.userNotFound
                 }
-                return JSONResponse.make(UserRepresentation.json(updated))
+                return Answer.json(UserRepresentation.json(updated))
             } catch {
                 return error.response
             }

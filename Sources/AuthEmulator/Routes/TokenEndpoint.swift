@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import HummingbirdAnswers
 import Logging
 
 /// `POST /oauth/token`: authenticates the client and dispatches on `grant_type`.
@@ -14,7 +15,7 @@ struct TokenEndpoint: Sendable {
                 let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
                 let jkt = try await dpopKey(of: request)
                 let response = try await grant(parameters, client: client, dpop: jkt)
-                var answer = JSONResponse.make(encodable: response)
+                var answer = Answer.json(response)
                 if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
                 return answer
             } catch {

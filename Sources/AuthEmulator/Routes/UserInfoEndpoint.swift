@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAnswers
 import JWTKit
 import SessionKitSupport
 
@@ -32,6 +33,6 @@ struct UserInfoEndpoint: Sendable {
             body["email"] = .string(user.email)
             body["email_verified"] = .bool(user.emailVerified)
         }
-        return JSONResponse.make(body)
+        return Answer.json(body)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAnswers
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -43,7 +44,7 @@ struct FaultingResponder: Sendable {
             let body: [String: JSONValue] = [
                 "error": "temporarily_unavailable", "error_description": .string("Injected fault: HTTP \(code)."),
             ]
-            var response = JSONResponse.make(body, status: status)
+            var response = Answer.json(body, status: status)
             if status.code == 429 || status.code == 503 { response.headers[.retryAfter] = "1" }
             try await write(response, to: writer)
         case .malformedBody:
@@ -64,7 +65,7 @@ struct FaultingResponder: Sendable {
             try await write(Self.json("{\"padding\":\"" + String(repeating: "x", count: 2 << 20) + "\"}"), to: writer)
         case .otherSubject:
             let body: [String: JSONValue] = ["sub": "auth0|someone-else", "name": "Someone Else"]
-            try await write(JSONResponse.make(body), to: writer)
+            try await write(Answer.json(body), to: writer)
         case .processThenStall:
             _ = await route(request, channel: channel)
             try await Self.stall(channel, for: fault.latency)
@@ -103,7 +104,7 @@ struct FaultingResponder: Sendable {
             return try await router.respond(to: request, context: context)
         } catch {
             core.logger.debug("Unhandled error", metadata: ["error.type": "\(type(of: error))"])
-            return JSONResponse.make(
+            return Answer.json(
                 ["error": "server_error", "error_description": "Internal error."], status: .internalServerError)
         }
     }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// A Management API error in Auth0's shape: `{statusCode, error, message, errorCode}`.
@@ -8,7 +9,7 @@ struct ManagementError: Error, Sendable {
     let errorCode: String
 
     var response: Response {
-        var response = JSONResponse.make(
+        var response = Answer.json(
             [
                 "statusCode": .int(Int(status.code)),
                 "error": .string(status.reasonPhrase),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1) answered as `{error, error_description}`.
@@ -57,7 +58,7 @@ struct OAuthError: Error, Sendable {
         var members = extra.mapValues { JSONValue.string($0) }
         members["error"] = .string(code.rawValue)
         members["error_description"] = .string(description)
-        var response = JSONResponse.make(members, status: status)
+        var response = Answer.json(members, status: status)
         if code == .invalidClient {
             response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdAnswers
 import SessionKitSupport
 
 /// How the emulator's resource endpoints (`/userinfo`, the Management API) accept an access token: a bearer token
@@ -70,7 +71,7 @@ struct ResourceAuthorization: Sendable {
             case .proof(.useNonce): "use_dpop_nonce"
             default: "invalid_token"
             }
-        var response = JSONResponse.make(
+        var response = Answer.json(
             ["error": .string(error), "error_description": .string(description)], status: .unauthorized)
         response.headers[.wwwAuthenticate] = challenge
         if let nonce { response.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }

@@ -1,23 +1,15 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
+import HummingbirdAnswers
 import SessionKit
+import SessionKitSupport
 
-/// The answers a back end for front ends gives: JSON for the front end's scripts, never cached, redirects and
-/// short HTML pages for the browser itself.
+/// The answers a back end for front ends gives: JSON for the front end's scripts, redirects and short HTML pages for
+/// the browser itself, each with the cookies it sets; built on the servers' one response builder (`Answer`).
 enum Answers {
     /// A JSON answer.
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable, setCookies: [String] = []) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[.xContentTypeOptions] = "nosniff"
-        for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        Answer.json(value, status: status, headers: cookies(setCookies))
     }
 
     /// An error answer: `{"error": code, "message": what to do}`, plus `sign_in` when the front end should send
@@ -35,35 +27,28 @@ enum Answers {
 
     /// A redirect (`303 See Other`: the browser follows it with GET).
     static func redirect(to location: String, setCookies: [String] = []) -> Response {
-        var headers = HTTPFields()
-        headers[.location] = location
-        headers[.cacheControl] = "no-store"
-        for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
-        return Response(status: .seeOther, headers: headers)
+        Answer.redirect(to: location, status: .seeOther, headers: cookies(setCookies))
     }
 
-    /// A short HTML page for the browser itself (a failed sign-in), with a link to start again.
+    /// A short HTML page for the browser itself (a failed sign-in), with a link to start again: it loads nothing
+    /// and may not be framed.
     static func page(
         _ status: HTTPResponse.Status, title: String, text: String, link: String, setCookies: [String] = []
     ) -> Response {
+        let escape = HTMLEscaping.escaped
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
             <body><h1>\(escape(title))</h1><p>\(escape(text))</p><p><a href="\(escape(link))">Sign in again</a></p>
             </body></html>
             """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[.xContentTypeOptions] = "nosniff"
+        var headers = cookies(setCookies)
         headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Answer.html(html, status: status, headers: headers)
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    private static func cookies(_ setCookies: [String]) -> HTTPFields {
+        HTTPFields(setCookies.map { HTTPField(name: .setCookie, value: $0) })
     }
 }
 
@@ -79,8 +64,4 @@ struct ErrorAnswer: Encodable {
         case signIn = "sign_in"
         case signedIn = "signed_in"
     }
-}
-
-extension HTTPField.Name {
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }
