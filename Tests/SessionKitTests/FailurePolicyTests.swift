@@ -1,6 +1,7 @@
 import AuthEmulator
 import Foundation
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 
@@ -177,6 +178,7 @@ struct FailurePolicyTests {
                 clock: live.time.clock
             )
             let lock = try FileLockHolder(folder: live.folder)
+            try await emulator.controls.resetRequestCounts()
             do {
                 _ = try await blocked.credentials()
                 Issue.record("a held store lock must fail the renewal")
@@ -185,6 +187,8 @@ struct FailurePolicyTests {
                 #expect(error.code == .storeUnavailable)
                 #expect(error.isRetryable)
             }
+            // A lock that cannot be had in time never means a renewal without it.
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 0)
             lock.release()
             #expect(try await blocked.hasSession())
             _ = try await blocked.credentials()

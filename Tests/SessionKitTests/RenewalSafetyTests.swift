@@ -201,6 +201,32 @@ struct RenewalSafetyTests {
         }
     }
 
+    @Test("a holder that stalls past its lease sends nothing: the waiter renews from the record it leased")
+    func stalledHolder() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            live.expire(try await live.signIn())
+            let short = RenewalPolicy(leaseDuration: .milliseconds(300))
+            let roomy: (inout ProviderConfiguration) -> Void = { $0.requestTimeout = .seconds(30) }
+            let holder = try freshProcess(live, configure: roomy, policy: short)
+            let waiter = try freshProcess(live, configure: roomy, policy: short)
+            try await emulator.controls.resetRequestCounts()
+            // The holder leases the session, then stalls in its key-set fetch; meanwhile its lease lapses (the
+            // clock jumps, as a laptop that slept) and the waiter takes the session over and renews it.
+            try await emulator.controls.inject(.latency(2).times(1), into: .jwks)
+            let stalled = Task { try await holder.credentials() }
+            try await waitUntil { try await emulator.controls.requestCounts()[.jwks] == 1 }
+            #expect(holder.heldRecordShowsRenewal, "the holder leased the session before fetching the keys")
+            live.time.advance(by: 3600)
+            let renewed = try await waiter.credentials()
+            #expect(try await stalled.value == renewed, "the holder takes the waiter's renewal")
+            #expect(try await emulator.controls.requestCounts()[.refreshToken] == 1, "the stale token was never sent")
+            // The family was not revoked for a reuse: the rotated refresh token still renews.
+            #expect(try await waiter.renew().accessToken != renewed.accessToken)
+        }
+    }
+
     @Test("an answer whose body stalls ends with a timeout, and the session is kept")
     func stalledBody() async throws {
         try await LiveEmulator.with { emulator in

@@ -10,13 +10,6 @@ import Synchronization
 #endif
 
 extension SessionManager {
-    private enum LeaseOutcome {
-        case acquired(generation: UInt64)
-        /// The record changed since it was read, or another instance holds an active lease: here it is, as the
-        /// store holds it now.
-        case refused(SessionRecord)
-    }
-
     /// The slow path of ``credentials(minTTL:scope:)`` and ``credentials(audience:scope:minTTL:)``: joins a
     /// renewal of the same target under way in this process, or starts one once no other is running.
     func validCredentials(minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget = .session)
@@ -155,80 +148,44 @@ extension SessionManager {
                 }
                 switch try await acquireLease(expecting: generation) {
                 case .acquired(let leased):
-                    return try await renewObserved(current, scope: scope, target: target, leasedGeneration: leased)
+                    switch try await renewObserved(current, scope: scope, target: target, leasedGeneration: leased) {
+                    case .renewed(let renewed): return renewed
+                    case .leaseLost(let stored): decisions.leaseRefused(stored: stored)
+                    }
                 case .refused(let stored):
                     coordinator.leaseRefused()
                     decisions.leaseRefused(stored: stored)
                 }
             case .renewUnderLease(let current, let generation):
-                return try await renewObserved(current, scope: scope, target: target, leasedGeneration: generation)
+                switch try await renewObserved(current, scope: scope, target: target, leasedGeneration: generation) {
+                case .renewed(let renewed): return renewed
+                case .leaseLost(let stored): decisions.leaseRefused(stored: stored)
+                }
             }
         }
+    }
+
+    /// What a renewal under a lease came to.
+    private enum LeasedRenewal {
+        case renewed(Credentials)
+        /// The lease lapsed before the grant went out (the process stalled, or the key set took most of it), and
+        /// another instance took the session meanwhile: here is the record as the store holds it now. Nothing was
+        /// sent.
+        case leaseLost(SessionRecord)
     }
 
     /// ``renew(_:scope:target:leasedGeneration:)``, told to the coordinator (a server's metrics).
     private func renewObserved(
         _ current: Credentials, scope: String?, target: RenewalTarget, leasedGeneration: UInt64
-    ) async throws(SessionKitError) -> Credentials {
+    ) async throws(SessionKitError) -> LeasedRenewal {
         do {
-            let renewed = try await renew(current, scope: scope, target: target, leasedGeneration: leasedGeneration)
-            coordinator.renewalEnded(.renewed)
-            return renewed
+            let outcome = try await renew(current, scope: scope, target: target, leasedGeneration: leasedGeneration)
+            if case .renewed = outcome { coordinator.renewalEnded(.renewed) }
+            return outcome
         } catch {
             coordinator.renewalEnded(.failed(error))
             throw error
         }
-    }
-
-    private func acquireLease(expecting generation: UInt64) async throws(SessionKitError) -> LeaseOutcome {
-        let now = clock.now()
-        let (record, acquired) = try await updateRecord { stored in
-            guard stored.generation == generation else { return nil }
-            if let lease = stored.renewal, lease.owner != ownerID, lease.isActive(at: now) { return nil }
-            var next = stored
-            next.renewal = RenewalLease(
-                owner: ownerID, pid: ProcessInfo.processInfo.processIdentifier, host: RenewalLease.currentHost,
-                startedAt: now,
-                expiresAt: now.addingTimeInterval(leaseSeconds)
-            )
-            return next
-        }
-        return acquired ? .acquired(generation: record.generation) : .refused(record)
-    }
-
-    /// Extends this instance's lease before another attempt, or throws when the lease was lost: then the
-    /// grant must not be sent again from here.
-    private func extendLease(_ generation: UInt64) async throws(SessionKitError) -> UInt64 {
-        let now = clock.now()
-        let outcome: (record: SessionRecord, changed: Bool)
-        do {
-            outcome = try await updateRecord { stored in
-                guard stored.generation == generation, var lease = stored.renewal, lease.owner == ownerID else {
-                    return nil
-                }
-                lease.expiresAt = now.addingTimeInterval(leaseSeconds)
-                var next = stored
-                next.renewal = lease
-                return next
-            }
-        } catch {
-            await releaseLease(generation)
-            throw error
-        }
-        guard outcome.changed else {
-            throw SessionKitError(
-                code: .timeout,
-                message: "the renewal outlasted its lease and another process may have taken it over; "
-                    + "the session is kept, try again"
-            )
-        }
-        return outcome.record.generation
-    }
-
-    /// How long a lease lasts: a whole request, answer body included, and then ``RenewalPolicy/leaseDuration``
-    /// for what follows it, so that a lease never lapses while its holder still waits for an answer.
-    var leaseSeconds: TimeInterval {
-        provider.configuration.effectiveRequestTimeout.seconds + policy.leaseDuration.seconds
     }
 
     /// Renews while holding the lease taken at `leasedGeneration`, and applies the failure policy.
@@ -238,9 +195,10 @@ extension SessionManager {
     /// the grant again: whatever fails afterwards (the key set, validation, the store write), the new refresh
     /// token is kept.
     private func renew(_ current: Credentials, scope: String?, target: RenewalTarget, leasedGeneration: UInt64)
-        async throws(SessionKitError) -> Credentials
+        async throws(SessionKitError) -> LeasedRenewal
     {
         states.publish(.renewing)
+        let leasedAt = clock.now()
         var generation = leasedGeneration
         let received: ProviderClient.ReceivedTokens
         do {
@@ -248,9 +206,19 @@ extension SessionManager {
             if current.idToken != nil || (scope ?? current.scope ?? provider.configuration.scope).hasScope("openid") {
                 try await provider.preloadSigningKeys()
             }
+            // The grant goes out only under a lease that covers its whole request: when the keys (or a stalled,
+            // suspended process) took half the lease's margin, the lease is extended first, in the store, and a
+            // lease another instance took meanwhile means its renewal serves this call; the refresh token held
+            // here may be spent, and is never sent.
+            if clock.now().timeIntervalSince(leasedAt) > policy.leaseDuration.seconds / 2 {
+                switch try await extendLeaseIfHeld(generation) {
+                case .held(let extended): generation = extended
+                case .lost(let stored): return .leaseLost(stored)
+                }
+            }
             received = try await sendRenewal(current, scope: scope, target: target, generation: &generation)
         } catch  where error.oauthError == "invalid_grant" {
-            return try await endSession(after: error, leasedGeneration: generation)
+            return .renewed(try await endSession(after: error, leasedGeneration: generation))
         } catch {
             await releaseLease(generation)
             states.publish(.active(until: current.expiresAt))
@@ -274,7 +242,7 @@ extension SessionManager {
         }
         let committed = try await commitRenewal(
             renewed, api: api, replacing: current, leasedGeneration: generation, announce: refusal == nil)
-        guard let refusal else { return committed }
+        guard let refusal else { return .renewed(committed) }
         throw SessionKitError(
             code: refusal.code,
             message: "the provider's renewed tokens were refused (\(refusal.message)); its new refresh token is "
@@ -358,13 +326,4 @@ extension SessionManager {
         )
     }
 
-    /// Clears this instance's lease after a failed renewal, so others may try at once.
-    func releaseLease(_ leasedGeneration: UInt64) async {
-        _ = try? await updateRecord { stored in
-            guard stored.renewal?.owner == ownerID else { return nil }
-            var next = stored
-            next.renewal = nil
-            return next
-        }
-    }
 }
