@@ -19,6 +19,7 @@ public struct SecureStoreError: Error, Sendable, CustomStringConvertible {
             case permissionDenied
             case keyMismatch
             case ioFailure
+            case newerFormat
         }
 
         let storage: Storage
@@ -36,6 +37,9 @@ public struct SecureStoreError: Error, Sendable, CustomStringConvertible {
         public static let keyMismatch = Code(storage: .keyMismatch)
         /// Reading or writing failed for another reason (disk full, I/O error).
         public static let ioFailure = Code(storage: .ioFailure)
+        /// The data was written by a newer version of this library, in a format this one cannot read. It is left
+        /// untouched: it is not damaged, and the newer version still reads it. Upgrade; not retryable as it is.
+        public static let newerFormat = Code(storage: .newerFormat)
 
         /// A short, stable name for the code, such as `unavailable`.
         public var description: String {
@@ -46,6 +50,7 @@ public struct SecureStoreError: Error, Sendable, CustomStringConvertible {
             case .permissionDenied: "permissionDenied"
             case .keyMismatch: "keyMismatch"
             case .ioFailure: "ioFailure"
+            case .newerFormat: "newerFormat"
             }
         }
     }

@@ -71,6 +71,12 @@ extension EncryptedFileStore {
             guard Array(bytes[0..<4]) == magic else {
                 throw corrupted(path, "it is not a SessionKit store file")
             }
+            guard bytes[4] <= version else {
+                throw SecureStoreError(
+                    code: .newerFormat,
+                    message: "the store file \(path) has format version \(bytes[4]), written by a newer version (this "
+                        + "one reads \(version)); it is left as it is: upgrade to read it")
+            }
             guard bytes[4] == version else {
                 throw corrupted(path, "it has format version \(bytes[4]), which this version cannot read")
             }

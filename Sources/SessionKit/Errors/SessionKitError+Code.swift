@@ -16,6 +16,7 @@ extension SessionKitError {
             case invalidInput
             case cancelled
             case stepUpRequired
+            case writtenByNewerVersion
         }
 
         let storage: Storage
@@ -55,6 +56,11 @@ extension SessionKitError {
         /// `mfa_required` on a refresh, or RFC 9470's `insufficient_user_authentication`. The session is kept;
         /// sign the user in again with what ``SessionKitError/stepUp`` asks for. Not retryable as it is.
         public static let stepUpRequired = Code(storage: .stepUpRequired)
+        /// The stored session (or the store itself) was written by a newer SessionKit, in a format this version cannot
+        /// read: after a downgrade, or with two versions sharing one store. The data is left untouched, never
+        /// discarded as damage, and the newer version still reads it; upgrade. Not retryable as it is, and it never
+        /// means "signed out".
+        public static let writtenByNewerVersion = Code(storage: .writtenByNewerVersion)
 
         /// Whether failures of this kind may succeed if tried again with nothing changed.
         public var isRetryable: Bool {

@@ -22,12 +22,21 @@ extension SessionRecord {
         var description: String { "\(path): \(reason)" }
     }
 
+    /// A record, or credentials in it, of a version newer than this SessionKit writes: a newer SessionKit wrote it.
+    struct NewerVersion: Error, CustomStringConvertible {
+        let path: String
+        let version: Int
+        var description: String { "\(path) is version \(version); this SessionKit reads up to \(schemaVersion)" }
+    }
+
     /// Reads a record from the JSON that its `Codable` conformance writes.
     init(json data: Data) throws {
         let value = try JSONParser.parse(data)
         let object = try Self.object(value, at: "record")
         let version = try Self.required(object, "version", at: "record").intValue
         guard let version else { throw FormatError(path: "record.version", reason: "not an integer") }
+        // Checked before anything else is read: a newer record may be laid out otherwise.
+        guard version <= Self.schemaVersion else { throw NewerVersion(path: "record.version", version: version) }
         let generation = try Self.required(object, "generation", at: "record").intValue
         guard let generation, generation >= 0 else {
             throw FormatError(path: "record.generation", reason: "not a non-negative integer")
@@ -100,9 +109,11 @@ extension Credentials {
         typealias R = SessionRecord
         let path = "record.credentials"
         let object = try R.object(value, at: path)
-        guard let version = try R.required(object, "version", at: path).intValue,
-            (1...Self.schemaVersion).contains(version)
-        else {
+        let version = try R.required(object, "version", at: path).intValue
+        if let version, version > Self.schemaVersion {
+            throw R.NewerVersion(path: path + ".version", version: version)
+        }
+        guard let version, version >= 1 else {
             throw R.FormatError(
                 path: path + ".version",
                 reason: "not a credentials version this SessionKit reads (1...\(Self.schemaVersion)); upgrade "

@@ -9,13 +9,20 @@ import SessionKitSupport
 extension SessionRecord {
     /// The record stored as `data`: an empty record for no data.
     ///
-    /// - Throws: ``SessionKitError/Code/storeCorrupted`` when the data is not a record this version of SessionKit
-    ///   can read, saying what is wrong without quoting any value.
+    /// - Throws: ``SessionKitError/Code/writtenByNewerVersion`` for a record a newer SessionKit wrote (left as it
+    ///   is), and ``SessionKitError/Code/storeCorrupted`` when the data is not a record at all, saying what is
+    ///   wrong without quoting any value.
     package static func stored(_ data: Data?) throws(SessionKitError) -> SessionRecord {
         guard let data else { return SessionRecord() }
-        let record: SessionRecord
         do {
-            record = try SessionRecord(json: data)
+            return try SessionRecord(json: data)
+        } catch let error as NewerVersion {
+            throw SessionKitError(
+                code: .writtenByNewerVersion,
+                message: "the stored session was written by a newer SessionKit (\(error)); it is kept as it is: "
+                    + "upgrade to read it",
+                underlyingError: error
+            )
         } catch {
             throw SessionKitError(
                 code: .storeCorrupted,
@@ -23,14 +30,6 @@ extension SessionRecord {
                 underlyingError: error
             )
         }
-        guard record.version <= SessionRecord.schemaVersion else {
-            throw SessionKitError(
-                code: .storeCorrupted,
-                message:
-                    "the stored session was written by a newer SessionKit (record version \(record.version)); upgrade"
-            )
-        }
-        return record
     }
 
     /// The record as it is stored.

@@ -20,7 +20,7 @@ enum ExitStatus {
     static func code(for error: SessionKitError) -> ExitCode {
         switch error.code {
         case .signInRequired: signInRequired
-        case .storeUnavailable, .storeCorrupted: storeFailure
+        case .storeUnavailable, .storeCorrupted, .writtenByNewerVersion: storeFailure
         case .invalidConfiguration: badConfiguration
         // A refused scope is the configuration's to fix (`--scope`), not the provider's to recover from.
         case .providerError where error.oauthError == "invalid_scope": badConfiguration

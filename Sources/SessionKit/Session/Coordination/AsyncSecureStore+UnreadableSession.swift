@@ -9,7 +9,8 @@ package import SecureStore
 extension AsyncSecureStore {
     /// Deletes the session record under `key` when it cannot be read (damaged, or written with another key), and
     /// every item of this store's service when the store itself cannot be read: they were unreadable too. A
-    /// readable record is left alone; store failures are reported through `held`.
+    /// readable record is left alone; store failures are reported through `held`. A record or store that a newer
+    /// version wrote is never deleted: ``SessionKitError/Code/writtenByNewerVersion`` is thrown.
     ///
     /// - Returns: Whether anything was deleted.
     package func deleteSessionIfUnreadable(forKey key: String, held: HeldSession) async throws(SessionKitError)
@@ -28,7 +29,16 @@ extension AsyncSecureStore {
         } catch {
             throw held.storeFailure(error)
         }
-        guard let data, (try? SessionRecord.stored(data)) == nil else { return false }
+        guard let data else { return false }
+        do {
+            _ = try SessionRecord.stored(data)
+            return false
+        } catch  where error.code == .writtenByNewerVersion {
+            // Not damage: a newer SessionKit reads it. Left as it is, and said.
+            throw error
+        } catch {
+            // Damaged: deleted below.
+        }
         do {
             try await deleteItem(forKey: key)
         } catch {
