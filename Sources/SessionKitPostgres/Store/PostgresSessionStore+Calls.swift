@@ -86,11 +86,14 @@ extension PostgresSessionStore {
             if outcome == nil, inUse.withLock({ $0 == nil }) {
                 gaveUp.store(true, ordering: .relaxed)
                 work.cancel()
+                let pool =
+                    ownsClient
+                    ? "all \(configuration.maximumConnections) were busy" : "all of the application's client were busy"
                 throw SecureStoreError(
                     code: .unavailable,
                     message: "no connection to \(configuration) could be had within \(limit) while \(action) of "
-                        + "service '\(service)': all \(configuration.maximumConnections) were busy, or the server did "
-                        + "not answer; keep the session and try again, or raise maximumConnections"
+                        + "service '\(service)': \(pool), or the server did not answer; keep the session and try "
+                        + "again, or raise maximumConnections"
                 )
             }
         }
