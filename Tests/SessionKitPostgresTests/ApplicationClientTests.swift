@@ -81,6 +81,30 @@ struct ApplicationClientTests {
         }
     }
 
+    @Test("Deadlines over the application's client: a busy pool is named, and a connection given up on is replaced")
+    func deadlinesOverTheClient() async throws {
+        try await TestPostgres.migrate()
+        try await ApplicationClient.with(maximumConnections: 1) { client, listener in
+            let store = try PostgresSessionStore(
+                service: "tests.app.\(UUID().uuidString)", client: client, listener: listener,
+                keys: TestPostgres.keys(), callTimeout: .seconds(2), acquireTimeout: .milliseconds(300))
+            // The application's own query holds the client's only connection past the store call's deadline.
+            let busy = Task { try await ApplicationClient.rows(client, "SELECT pg_sleep(4)") }
+            try await Task.sleep(for: .milliseconds(300))
+            let error = await storeError { _ = try await store.data(forKey: "k") }
+            #expect(error?.code == .unavailable)
+            #expect(error?.message.contains("the application's client") == true, "\(String(describing: error))")
+            #expect(try await busy.value.count == 1, "the application's query was left alone")
+            // A statement the store gives up on at its deadline: its connection is closed and goes back to the pool
+            // only then (over TLS, the server busy with the statement delays the close), so that the application's
+            // query that waited for it is not lent the closing connection: the pool opens another for it.
+            let hung = await storeError { _ = try await store.raw("SELECT pg_sleep(30)", within: .seconds(1)) }
+            #expect(hung?.code == .unavailable)
+            #expect(try await ApplicationClient.rows(client, "SELECT 1").count == 1)
+            #expect(try await store.data(forKey: "k") == nil)
+        }
+    }
+
     @Test("The store never shuts the application's client down: its run() only waits for the shutdown")
     func leavesTheClientRunning() async throws {
         try await TestPostgres.migrate()

@@ -1,7 +1,6 @@
 import Logging
 import PostgresNIO
 import SecureStore
-import Synchronization
 
 extension Migration {
     /// Applies the pending migrations with a connection of `client`, within `limit`: the wait for a connection,
@@ -11,19 +10,15 @@ extension Migration {
         with client: PostgresClient, within limit: Duration, logger: Logger
     ) async throws(SecureStoreError) -> [Int] {
         let action = "applying SessionKit's schema migrations"
-        let inUse = Mutex<PostgresConnection?>(nil)
+        let inUse = HeldConnection(sharedClient: client)
         let work = CallDeadline {
             try await client.withConnection { connection in
-                inUse.withLock { $0 = connection }
-                defer { inUse.withLock { $0 = nil } }
-                return try await applyPending(on: connection, logger: logger)
+                try await inUse.hold(connection) { try await applyPending(on: $0, logger: logger) }
             }
         }
         guard let result = await work.result(within: limit) else {
             work.cancel()
-            if let connection = inUse.withLock({ $0 }) {
-                Task { try? await connection.close() }
-            }
+            inUse.close()
             throw SecureStoreError(
                 code: .unavailable,
                 message: "PostgreSQL did not answer within \(limit) while \(action): no connection could be had, or "

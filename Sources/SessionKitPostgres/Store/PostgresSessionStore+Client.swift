@@ -19,8 +19,9 @@ extension PostgresSessionStore {
     /// The client's settings are the application's: how many connections, their TLS, and the server-side
     /// `lock_timeout` and `statement_timeout` (a store made from a ``Configuration`` sets them as startup
     /// parameters; ``Configuration/clientConfiguration()`` does too). Whatever they are, every call of the store
-    /// ends by `callTimeout`; a connection of the client that a call gives up on at that deadline is closed, and the
-    /// pool replaces it.
+    /// ends by `callTimeout`; a connection of the client that a call gives up on at that deadline is closed (a hung
+    /// server answers nothing else), handed back to the pool only once closed (so that the pool lends it to none of
+    /// the application's queries while it closes), and replaced.
     ///
     /// ``run()`` owns nothing to run here; ``configuration`` describes the listener's database and the deadlines.
     ///
