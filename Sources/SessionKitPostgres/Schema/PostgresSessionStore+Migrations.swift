@@ -17,7 +17,8 @@ extension PostgresSessionStore {
     /// command can apply the migrations alone; with a store (``init(store:)``) they go through the store's
     /// deadlines, which also tell at once why the database cannot be reached.
     ///
-    /// See <doc:OperatingThePostgresStore> for a service group that uses it.
+    /// The module's overview (<doc:SessionKitPostgres>) shows an application that runs it beside its client, and
+    /// <doc:OperatingThePostgresStore> what it does when it fails.
     public final class Migrations: Service, Sendable {
         /// Where the migrations go through.
         private enum Target: Sendable {

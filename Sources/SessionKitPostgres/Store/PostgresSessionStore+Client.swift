@@ -61,15 +61,15 @@ extension PostgresSessionStore {
 
 extension PostgresSessionStore.Configuration {
     /// What a store over the application's client knows of the database from its listener's settings: the
-    /// address, the role and the database for descriptions, the connect timeout, and the TLS mode as far as
-    /// PostgresNIO tells it (``PostgresSessionStore/TLS/require`` for any mode that insists on TLS). No password:
-    /// nothing connects with this configuration.
+    /// address, the role, the password (printed redacted, as ever) and the database for descriptions, the connect
+    /// timeout, and the TLS mode as far as PostgresNIO tells it (``PostgresSessionStore/TLS/require`` for any mode
+    /// that insists on TLS). Nothing connects with this configuration.
     init(describing listener: PostgresConnection.Configuration) {
         self.init(
             host: listener.host ?? listener.unixSocketPath ?? "localhost",
             port: listener.port ?? 5432,
             username: listener.username,
-            password: nil,
+            password: listener.password,
             database: listener.database ?? listener.username,
             connectTimeout: .nanoseconds(listener.options.connectTimeout.nanoseconds)
         )

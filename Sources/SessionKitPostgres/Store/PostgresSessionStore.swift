@@ -70,8 +70,8 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// Where the database is. Its description has no password.
     ///
     /// For a store over the application's client, it is made from the listener's settings: the address, role,
-    /// database and TLS mode (``TLS/require`` for any mode that insists on TLS) for descriptions, and the
-    /// deadlines given; it has no password, and its pool settings are not the client's.
+    /// password, database and TLS mode (``TLS/require`` for any mode that insists on TLS) for descriptions, and
+    /// the deadlines given; its pool settings are not the client's.
     public let configuration: Configuration
 
     let sealer: RowSealer
