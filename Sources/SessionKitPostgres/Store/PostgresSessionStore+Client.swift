@@ -5,6 +5,34 @@ public import PostgresNIO
 public import SecureStore
 
 extension PostgresSessionStore {
+    /// Creates a store for `service` with a connection pool of its own, built from `configuration`. Opens no
+    /// connection until the first call; ``run()`` must be running by then. To share the application's
+    /// `PostgresClient` instead, see ``init(service:client:listener:keys:callTimeout:acquireTimeout:logger:metrics:)``.
+    ///
+    /// - Parameters:
+    ///   - service: The service whose items this store holds, for example `"com.example.web"`.
+    ///   - configuration: Where the database is.
+    ///   - keys: The application's keys that seal the rows.
+    ///   - logger: Where PostgresNIO logs its connections' events; nothing is logged by default. The store
+    ///     itself logs no value, key or password.
+    ///   - metrics: Where each call's duration and failures are counted; swift-metrics' bootstrapped factory by
+    ///     default.
+    /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for an empty service, or TLS settings
+    ///   that cannot be used (an unreadable root certificate file).
+    public convenience init(
+        service: String,
+        configuration: Configuration,
+        keys: Keys,
+        logger: Logger = Logger(label: "sessionkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: (any MetricsFactory)? = nil
+    ) throws(SecureStoreError) {
+        let connection = try configuration.connectionConfiguration()
+        let client = PostgresClient(configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
+        try self.init(
+            service: service, configuration: configuration, client: client, ownsClient: true, listener: connection,
+            keys: keys, logger: logger, metrics: metrics)
+    }
+
     /// Creates a store for `service` over the application's `client`, which the application creates, runs (in its
     /// service group) and shuts down: the store never runs it nor closes it, and shares its pool with whatever else
     /// the application does with it.
