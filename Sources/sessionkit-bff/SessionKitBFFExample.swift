@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import PostgresNIO
 import SecureStore
 import ServiceLifecycle
 import SessionKit
@@ -34,14 +35,18 @@ struct SessionKitBFFExample: AsyncParsableCommand {
         if let warning = settings.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         let store: any AsyncSecureStore
         var services: [any Service] = []
-        var postgres: PostgresSessionStore?
+        var postgres: (store: PostgresSessionStore, migrations: PostgresSessionStore.Migrations)?
         if let databaseURL = settings.databaseURL {
             do {
+                // The application owns one PostgreSQL client and runs it; the store and the migrations share it.
+                let database = try PostgresSessionStore.Configuration(url: databaseURL)
+                let client = PostgresClient(configuration: try database.clientConfiguration())
                 let shared = try PostgresSessionStore(
-                    service: options.service, configuration: .init(url: databaseURL),
+                    service: options.service, client: client, listener: try database.connectionConfiguration(),
                     keys: .init(current: (id: "bff", key: settings.sealingKey)))
-                (store, postgres) = (shared, shared)
-                services.append(shared)
+                let migrations = PostgresSessionStore.Migrations(store: shared)
+                (store, postgres) = (shared, (shared, migrations))
+                services += [client, migrations]
             } catch {
                 throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
             }
@@ -58,15 +63,15 @@ struct SessionKitBFFExample: AsyncParsableCommand {
             configuration: settings.bff, sessions: sessions, cookieSecret: settings.cookieSecret, logger: logger)
         let banner =
             "sessionkit-bff listening on \(settings.bff.origin) (issuer \(settings.provider.issuer.absoluteString))\n"
-        // The store first (shut down last), then the back end's own services; Hummingbird adds the HTTP server,
-        // which on SIGTERM or SIGINT stops accepting, lets in-flight requests finish, and then the services stop
-        // in reverse order.
+        // The database client and the migrations first (shut down last), then the back end's own services;
+        // Hummingbird adds the HTTP server, which on SIGTERM or SIGINT stops accepting, lets in-flight requests
+        // finish, and then the services stop in reverse order. The server waits for the migrations.
         let app = ExampleApp.build(
             bff: bff, services: services + bff.services(), host: options.host, port: options.port, logger: logger,
             prepare: { [postgres] in
                 do {
-                    try await postgres?.migrate()
-                    if let warning = try await postgres?.encryptionWarning() {
+                    try await postgres?.migrations.ready()
+                    if let warning = try await postgres?.store.encryptionWarning() {
                         FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
                     }
                 } catch {
@@ -74,7 +79,12 @@ struct SessionKitBFFExample: AsyncParsableCommand {
                 }
                 FileHandle.standardOutput.write(Data(banner.utf8))
             })
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as SecureStoreError where postgres != nil {
+            // The migrations service failed, and its group ended before `prepare` could say so.
+            throw ExampleFailure("the session store (PostgreSQL) cannot be used: \(error)", code: 3)
+        }
     }
 }
 

@@ -103,6 +103,11 @@ package enum TestPostgres {
         try await store.migrate()
     }
 
+    /// Waits until the test database is migrated (once per test process).
+    package static func migrate() async throws {
+        try await migrated.value
+    }
+
     /// A store for `service` (a fresh, unique one by default) on the test database, migrated and running.
     package static func store(
         service: String = "tests.\(UUID().uuidString)",

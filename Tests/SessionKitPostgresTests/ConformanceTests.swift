@@ -28,7 +28,7 @@ struct ConformanceTests {
         #expect(try await store.migrate() == [])
         let versions = try await store.raw("SELECT version FROM sessionkit_schema_migrations ORDER BY version")
             .map { try $0.decode(Int.self) }
-        #expect(versions == PostgresSessionStore.migrations.map(\.version))
+        #expect(versions == Migration.all.map(\.version))
     }
 
     @Test("The journal round-trips, is per key and per service, and deleteAll clears it")

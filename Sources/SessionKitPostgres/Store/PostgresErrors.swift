@@ -116,7 +116,7 @@ enum PostgresErrors {
                 return SecureStoreError(
                     code: .ioFailure,
                     message: "\(action) failed: the database or the store's tables do not exist (SQLSTATE \(state)); "
-                        + "create the database and run PostgresSessionStore.migrate()",
+                        + "create the database and run PostgresSessionStore.migrate() or PostgresSessionStore.Migrations",
                     underlyingError: error
                 )
             }

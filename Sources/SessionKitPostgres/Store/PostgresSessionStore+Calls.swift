@@ -42,7 +42,7 @@ extension PostgresSessionStore {
         _ action: String, within limit: Duration?,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(SecureStoreError) -> T {
-        let inUse = Mutex<PostgresConnection?>(nil)
+        let inUse = HeldConnection(sharedClient: ownsClient ? nil : client)
         let gaveUp = Atomic<Bool>(false)
         let work = CallDeadline { [client] in
             // A connection this store closed (at a deadline that gave up on it) may still be handed out while it
@@ -53,9 +53,7 @@ extension PostgresSessionStore {
                 do {
                     let result = try await client.withConnection { connection -> T? in
                         guard !connection.isClosed else { return nil }
-                        inUse.withLock { $0 = connection }
-                        defer { inUse.withLock { $0 = nil } }
-                        return try await body(connection)
+                        return try await inUse.hold(connection, body)
                     }
                     if let result { return result }
                 } catch  where PostgresErrors.closedByThisClient(error) && !gaveUp.load(ordering: .relaxed) {
@@ -73,7 +71,7 @@ extension PostgresSessionStore {
         // only busy, or a server slow to accept, lets it wait on, to the call's deadline.
         let acquireLimit = min(configuration.acquireTimeout, limit)
         var outcome = await work.result(within: acquireLimit)
-        if outcome == nil, inUse.withLock({ $0 == nil }) {
+        if outcome == nil, inUse.isEmpty {
             let remaining = limit - (ContinuousClock.now - start)
             if let failure = await connectionFailure(
                 while: action, within: min(configuration.connectTimeout, remaining))
@@ -83,14 +81,18 @@ extension PostgresSessionStore {
                 throw failure
             }
             outcome = await work.result(within: limit - (ContinuousClock.now - start))
-            if outcome == nil, inUse.withLock({ $0 == nil }) {
+            if outcome == nil, inUse.isEmpty {
                 gaveUp.store(true, ordering: .relaxed)
                 work.cancel()
+                let pool =
+                    ownsClient
+                    ? "all \(configuration.maximumConnections) were busy"
+                    : "all connections of the application's client were busy"
                 throw SecureStoreError(
                     code: .unavailable,
                     message: "no connection to \(configuration) could be had within \(limit) while \(action) of "
-                        + "service '\(service)': all \(configuration.maximumConnections) were busy, or the server did "
-                        + "not answer; keep the session and try again, or raise maximumConnections"
+                        + "service '\(service)': \(pool), or the server did not answer; keep the session and try "
+                        + "again, or raise maximumConnections"
                 )
             }
         }
@@ -100,9 +102,7 @@ extension PostgresSessionStore {
         guard let result = outcome else {
             gaveUp.store(true, ordering: .relaxed)
             work.cancel()
-            if let connection = inUse.withLock({ $0 }) {
-                Task { try? await connection.close() }
-            }
+            inUse.close()
             throw SecureStoreError(
                 code: .unavailable,
                 message: "PostgreSQL did not answer within \(limit) while \(action) of service '\(service)'; "

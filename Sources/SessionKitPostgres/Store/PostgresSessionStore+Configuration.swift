@@ -1,5 +1,5 @@
 import Foundation
-package import PostgresNIO
+public import PostgresNIO
 public import SecureStore
 
 extension PostgresSessionStore {
@@ -123,9 +123,14 @@ extension PostgresSessionStore {
             return "postgres://\(username)\(secret)@\(host):\(port)/\(database)?sslmode=\(tls)"
         }
 
-        /// PostgresNIO's settings for one connection of the store: its TLS mode, the timeouts as startup
-        /// parameters.
-        func connectionConfiguration() throws(SecureStoreError) -> PostgresConnection.Configuration {
+        /// PostgresNIO's settings for one connection to this database: the host, the role, the TLS mode, the
+        /// connect timeout, and the application name, lock timeout and statement timeout as startup parameters.
+        /// A store made from this configuration listens for changes on such a connection; give one to a store over
+        /// the application's client (``PostgresSessionStore/init(service:client:listener:keys:callTimeout:acquireTimeout:logger:metrics:)``).
+        ///
+        /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for TLS settings that cannot be used (an
+        ///   unreadable root certificate file).
+        public func connectionConfiguration() throws(SecureStoreError) -> PostgresConnection.Configuration {
             var options = PostgresConnection.Configuration.Options()
             options.connectTimeout = .milliseconds(connectTimeout.milliseconds)
             options.additionalStartupParameters = startupParameters
@@ -136,9 +141,14 @@ extension PostgresSessionStore {
             return postgres
         }
 
-        /// PostgresNIO's settings for the store's pool (and for the load program's comparison with PostgresNIO
-        /// alone).
-        package func clientConfiguration() throws(SecureStoreError) -> PostgresClient.Configuration {
+        /// PostgresNIO's settings for a `PostgresClient` of this database: those of
+        /// ``connectionConfiguration()``, with ``maximumConnections`` and ``connectionIdleTimeout`` for its pool.
+        /// A store made from this configuration runs such a client of its own; an application that owns its client
+        /// can make it from these settings, and share it with the store and its own queries.
+        ///
+        /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for TLS settings that cannot be used (an
+        ///   unreadable root certificate file).
+        public func clientConfiguration() throws(SecureStoreError) -> PostgresClient.Configuration {
             var client = PostgresClient.Configuration(
                 host: host, port: port, username: username, password: password, database: database,
                 tls: try tls.clientTLS())

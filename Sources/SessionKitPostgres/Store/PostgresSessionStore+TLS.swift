@@ -123,7 +123,8 @@ extension PostgresSessionStore {
     /// A warning when the connection runs in plaintext although the URL did not ask for that explicitly: with
     /// `sslmode=prefer` (the default, as in libpq) a server that offers no TLS is used unencrypted, and nothing
     /// else says so. `nil` when the connection is encrypted, or when `sslmode=disable` chose plaintext. Call it
-    /// once at start-up (one statement); the warning is also logged at `warning` level.
+    /// once at start-up (one statement); the warning is also logged at `warning` level. A store over the
+    /// application's client checks a connection of that client, when its listener's settings prefer TLS.
     ///
     /// - Throws: ``SecureStore/SecureStoreError/Code/unavailable`` when the database cannot be reached.
     public func encryptionWarning() async throws(SecureStoreError) -> String? {

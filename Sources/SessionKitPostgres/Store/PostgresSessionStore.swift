@@ -1,7 +1,7 @@
-public import CoreMetrics
+import CoreMetrics
 import Crypto
 public import Foundation
-public import Logging
+import Logging
 import NIOCore
 import PostgresNIO
 public import SecureStore
@@ -11,8 +11,13 @@ import Synchronization
 
 /// An ``SecureStore/AsyncSecureStore`` on PostgreSQL, shared by every instance of a server, with renewal
 /// single-flight across instances. Built on PostgresNIO's `PostgresClient` (its pool, its transactions), and
-/// a swift-service-lifecycle `Service`: run it in the application's service group, or call ``run()`` in a
-/// task of its own, before the first call.
+/// a swift-service-lifecycle `Service`.
+///
+/// The store takes the application's `PostgresClient`
+/// (``init(service:client:listener:keys:callTimeout:acquireTimeout:logger:metrics:)``), which the application runs
+/// in its service group and may use for its own queries too; or it builds a client of its own from a
+/// ``Configuration`` (``init(service:configuration:keys:logger:metrics:)``), which it runs in ``run()``: run the
+/// store in the application's service group, or call ``run()`` in a task of its own, before the first call.
 ///
 /// Each item is one row of `sessionkit_items`, keyed by the service and the SHA-256 of the item's key. The
 /// value and the key itself are sealed with AES-GCM under the application's ``Keys``; the associated data
@@ -49,8 +54,9 @@ import Synchronization
 /// whose tokens are valid in memory are served meanwhile, since they need no call.
 ///
 /// ## Schema
-/// Call ``migrate()`` once at start-up (or from a deployment command) before using the store; it is safe to
-/// run from many instances at once. See ``migrate()`` for the tables.
+/// Call ``migrate()`` once at start-up (or from a deployment command) before using the store, or run a
+/// ``Migrations`` service in the service group and wait for its ``Migrations/ready()``; both are safe to run from
+/// many instances at once. See ``migrate()`` for the tables.
 ///
 /// ## Errors
 /// - PostgreSQL unreachable, restarting, or a lock held past the lock timeout:
@@ -62,11 +68,19 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// The service whose items this store holds.
     public let service: String
     /// Where the database is. Its description has no password.
+    ///
+    /// For a store over the application's client, it is made from the listener's settings: the address, role,
+    /// password, database and TLS mode (``TLS/require`` for any mode that insists on TLS) for descriptions, and
+    /// the deadlines given; its pool settings are not the client's.
     public let configuration: Configuration
 
     let sealer: RowSealer
+    /// The pool every call takes a connection from: the store's own, or the application's.
     let client: PostgresClient
-    /// PostgresNIO's settings for a single connection, for the change listener (outside the pool).
+    /// Whether ``client`` is the store's own, for ``run()`` to run (the application runs its own).
+    let ownsClient: Bool
+    /// PostgresNIO's settings for a single connection, for the change listener (outside the pool) and for
+    /// finding out why the pool hands out no connection.
     let connectionConfiguration: PostgresConnection.Configuration
     let logger: Logger
     /// Names this store object in its NOTIFY payloads, so that ``changes()`` can mark its own writes.
@@ -117,25 +131,10 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
     /// The NOTIFY channel every write and delete is announced on.
     public static let notificationChannel = "sessionkit_items"
 
-    /// Creates a store for `service`. Opens no connection until the first call; ``run()`` must be running by
-    /// then.
-    ///
-    /// - Parameters:
-    ///   - service: The service whose items this store holds, for example `"com.example.web"`.
-    ///   - configuration: Where the database is.
-    ///   - keys: The application's keys that seal the rows.
-    ///   - logger: Where PostgresNIO logs its connections' events; nothing is logged by default. The store
-    ///     itself logs no value, key or password.
-    ///   - metrics: Where each call's duration and failures are counted; swift-metrics' bootstrapped factory by
-    ///     default.
-    /// - Throws: ``SecureStore/SecureStoreError/Code/invalidArgument`` for an empty service, or TLS settings
-    ///   that cannot be used (an unreadable root certificate file).
-    public init(
-        service: String,
-        configuration: Configuration,
-        keys: Keys,
-        logger: Logger = Logger(label: "sessionkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
-        metrics: (any MetricsFactory)? = nil
+    /// The store over `client`, which it runs in ``run()`` only when `ownsClient`.
+    init(
+        service: String, configuration: Configuration, client: PostgresClient, ownsClient: Bool,
+        listener: PostgresConnection.Configuration, keys: Keys, logger: Logger, metrics: (any MetricsFactory)?
     ) throws(SecureStoreError) {
         guard !service.isEmpty else {
             throw SecureStoreError(code: .invalidArgument, message: "the service name is empty; pass a non-empty one")
@@ -145,7 +144,7 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.sealer = RowSealer(keys: keys, service: service)
         self.logger = logger
         self.metrics = StoreMetrics(factory: metrics ?? MetricsSystem.factory)
-        self.connectionConfiguration = try configuration.connectionConfiguration()
+        self.connectionConfiguration = listener
         // A statement out at a time, at most 100 calls in it; calls behind one linger up to 50 ms, and so does a
         // call that finds none out if one went out less than 20 ms ago (see `Benchmarks/server.sh`).
         self.leaseReads = StatementBatcher(
@@ -153,14 +152,22 @@ public final class PostgresSessionStore: AsyncSecureStore, SecureStoreChangeFeed
         self.updates = StatementBatcher(
             maxInFlight: 1, maxBatch: 100, linger: .milliseconds(50), busyWithin: .milliseconds(20),
             key: \.write.digest)
-        self.client = PostgresClient(
-            configuration: try configuration.clientConfiguration(), backgroundLogger: logger)
+        self.client = client
+        self.ownsClient = ownsClient
     }
 
-    /// Runs the connection pool until the task is cancelled or the service group shuts down. Calls made
-    /// without it wait for it until their deadline.
+    /// Runs what the store owns until the task is cancelled or the service group shuts down.
+    ///
+    /// A store made from a ``Configuration`` runs its connection pool here; calls made without it wait for it
+    /// until their deadline. A store over the application's `PostgresClient` owns no pool: the application runs
+    /// its client, and this only waits for the shutdown (so that the store can sit in a service group like any
+    /// service), never touching the client.
     public func run() async throws {
-        await client.run()
+        if ownsClient {
+            await client.run()
+        } else {
+            try? await gracefulShutdown()
+        }
     }
 
     /// The service and the database, without the password.
