@@ -69,12 +69,19 @@ enum RunningProgram {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether `first` and `second` are the same file (after links).
+    /// Whether `first` and `second` are the same file (after symbolic links). Compared by canonical path rather than
+    /// by `stat`'s device and inode: the static release build cannot see `struct stat`'s members beside
+    /// FoundationEssentials (they are CoreFoundation's there), and `sessionctl` must not import CoreFoundation.
     private static func sameFile(_ first: String, _ second: String) -> Bool {
-        var one = stat()
-        var two = stat()
-        guard stat(first, &one) == 0, stat(second, &two) == 0 else { return false }
-        return one.st_dev == two.st_dev && one.st_ino == two.st_ino
+        guard let one = canonicalPath(first), let two = canonicalPath(second) else { return false }
+        return one == two
+    }
+
+    /// `path` with every symbolic link, `.` and `..` resolved, or `nil` when it does not exist.
+    private static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The running program's file as the system knows it.
