@@ -11,8 +11,11 @@ import Testing
 @testable import SessionKitPostgres
 
 /// A row as the first PostgreSQL store (c034272) wrote it, sealed with the fixtures' test key: it reads, through the
-/// plain and the versioned reads, and moves to a new key when written back after a key rotation.
-@Suite("Stored formats: an old build's PostgreSQL row", .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
+/// plain and the versioned reads, and moves to a new key when written back after a key rotation. The tests share
+/// the fixture's row, so they run one at a time.
+@Suite(
+    "Stored formats: an old build's PostgreSQL row", .serialized,
+    .enabled(if: TestPostgres.shouldRun, TestPostgres.skipNote))
 struct StoredFormatRowTests {
     static let fixture = "postgres-row-c034272.json"
     static let keyID = "fixture-key"
@@ -52,22 +55,74 @@ struct StoredFormatRowTests {
         try encoder.encode(row).write(to: URL(fileURLWithPath: StoredFormatFixtures.folder + "/" + Self.fixture))
     }
 
-    @Test("the old row reads into its record; after a key rotation it is written back under the new key")
-    func oldRow() async throws {
-        _ = try TestPostgres.configuration()
-        let row = try JSONDecoder().decode(Row.self, from: try StoredFormatFixtures.data(Self.fixture))
+    /// Inserts the fixture's row as c034272's store did (no generation, due time or lease of its own), its
+    /// `key_id` column set to `keyIDColumn`.
+    static func insert(_ row: Row, keyIDColumn: String, using store: PostgresSessionStore) async throws {
         let bytes = { (hex: String) throws -> Data in Data(try #require(Hex.bytes(hex.utf8))) }
-        let store = try await TestPostgres.store(
-            service: row.service, keys: .init(current: (Self.keyID, Self.key)))
-        // Inserted as c034272's store did: no generation, due time or lease of its own.
         _ = try await store.raw(
             """
             INSERT INTO sessionkit_items (service, key_digest, key_sealed, sealed, key_id)
             VALUES (\(row.service), \(try bytes(row.keyDigest)), \(try bytes(row.keySealed)), \(try bytes(row.sealed)),
-                \(row.keyID))
+                \(keyIDColumn))
             ON CONFLICT (service, key_digest) DO UPDATE SET key_sealed = EXCLUDED.key_sealed, sealed = EXCLUDED.sealed,
                 key_id = EXCLUDED.key_id
             """)
+    }
+
+    @Test("a row marked as format 1 reads; a newer format is newerFormat, kept, and a session's writtenByNewerVersion")
+    func rowFormats() async throws {
+        _ = try TestPostgres.configuration()
+        let row = try JSONDecoder().decode(Row.self, from: try StoredFormatFixtures.data(Self.fixture))
+        let store = try await TestPostgres.store(service: row.service, keys: .init(current: (Self.keyID, Self.key)))
+        let expected = try StoredFormatFixtures.data("record-8c13e80.json")
+        try await Self.insert(row, keyIDColumn: "sessionkit-format-1:\(Self.keyID)", using: store)
+        #expect(try await store.data(forKey: StoredFormatFixtures.recordKey) == expected)
+        #expect(try await store.keys() == [StoredFormatFixtures.recordKey])
+
+        try await Self.insert(row, keyIDColumn: "sessionkit-format-2:\(Self.keyID)", using: store)
+        let error = await storeError { _ = try await store.data(forKey: StoredFormatFixtures.recordKey) }
+        #expect(error?.code == .newerFormat)
+        #expect(error?.message.contains("format 2") == true)
+        let provider = ProviderClient(
+            configuration: try ProviderConfiguration(
+                issuer: URL(string: "https://fixture.example/")!, clientID: "fixture-client"))
+        let manager = SessionManager(provider: provider, store: store)
+        for call in ["credentials", "discard"] {
+            await #expect(
+                performing: {
+                    if call == "credentials" {
+                        _ = try await manager.credentials()
+                    } else {
+                        _ = try await manager.discardUnreadableSession()
+                    }
+                }, throws: { ($0 as? SessionKitError)?.code == .writtenByNewerVersion })
+        }
+        let left = try await store.raw(
+            "SELECT key_id FROM sessionkit_items WHERE service = \(row.service)"
+        ).map { try $0.decode(String.self) }
+        #expect(left == ["sessionkit-format-2:\(Self.keyID)"], "the row is left as the newer version wrote it")
+        _ = try await store.raw("DELETE FROM sessionkit_items WHERE service = \(row.service)")
+    }
+
+    @Test("key ids that would read as a format marker are refused")
+    func reservedKeyIDs() {
+        #expect(throws: SecureStoreError.self) {
+            try PostgresSessionStore.Keys(current: ("sessionkit-format-2:a", Self.key))
+        }
+        #expect(throws: SecureStoreError.self) {
+            try PostgresSessionStore.Keys(current: ("a", Self.key), previous: ["sessionkit-format-1:b": Self.key])
+        }
+        #expect(RowFormat(keyIDColumn: "2026-11") == nil)
+        let marked = RowFormat(keyIDColumn: "sessionkit-format-3:k:1")
+        #expect(marked?.version == 3 && marked?.keyID == "k:1")
+    }
+
+    @Test("the old row reads into its record; after a key rotation it is written back under the new key")
+    func oldRow() async throws {
+        _ = try TestPostgres.configuration()
+        let row = try JSONDecoder().decode(Row.self, from: try StoredFormatFixtures.data(Self.fixture))
+        let store = try await TestPostgres.store(service: row.service, keys: .init(current: (Self.keyID, Self.key)))
+        try await Self.insert(row, keyIDColumn: row.keyID, using: store)
         let expected = try StoredFormatFixtures.data("record-8c13e80.json")
         #expect(try await store.data(forKey: StoredFormatFixtures.recordKey) == expected)
         #expect(try await store.versionedData(forKey: StoredFormatFixtures.recordKey).data == expected)
