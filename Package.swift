@@ -419,6 +419,7 @@ let package = Package(
             name: "SessionKitBFFRouterTests",
             dependencies: [
                 "SessionKitBFF", "SessionKitServer", "SessionKit", "SecureStore", "SessionKitTesting", "AuthEmulator",
+                "SessionKitTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SecureStore
 import Testing
 
@@ -59,12 +59,17 @@ public struct SecureStoreConformance: Sendable {
         case updateReturningNilDeletes
         /// Many concurrent tasks incrementing one counter with `update` lose no increment.
         case concurrentUpdates
+        /// Stored values as SessionKit has written them over its history (``storedValues``) come back
+        /// byte-identical: read, read by a new store object, and through an `update` that keeps them.
+        case storedFormats
 
         /// The check's name.
         public var description: String { rawValue }
     }
 
     let makeStore: AsyncFactory
+    /// The values ``Check/storedFormats`` stores, by name: ``currentRecord`` unless ``storing(_:)`` gives others.
+    public internal(set) var storedValues: [String: Data] = ["current-record": Self.currentRecord]
 
     /// Creates the suite over `makeStore`, which returns stores for different services over one backing. The
     /// checks run through ``SecureStore/SynchronousStoreAdapter``, which calls the store's own methods.
@@ -107,6 +112,7 @@ public struct SecureStoreConformance: Sendable {
         case .updateErrorLeavesItem: try await checkUpdateErrorLeavesItem(store)
         case .updateReturningNilDeletes: try await checkUpdateReturningNilDeletes(store)
         case .concurrentUpdates: try await checkConcurrentUpdates(store)
+        case .storedFormats: try await checkStoredFormats(store, service: service)
         }
         try await store.deleteAll()
         #expect(try await store.keys().isEmpty)

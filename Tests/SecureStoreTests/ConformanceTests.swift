@@ -1,5 +1,6 @@
 import SecureStore
 import SecureStoreTesting
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 
@@ -7,15 +8,22 @@ import Testing
 struct ConformanceTests {
     @Test("MemoryStore", arguments: SecureStoreConformance.Check.allCases)
     func memoryStore(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         let backing = MemoryStore.Backing()
-        try await SecureStoreConformance { MemoryStore(service: $0, backing: backing) }.run(check)
+        try await SecureStoreConformance { MemoryStore(service: $0, backing: backing) }.storing(fixtures).run(check)
     }
 
     @Test("EncryptedFileStore", arguments: SecureStoreConformance.Check.allCases)
     func encryptedFileStore(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         try await TemporaryFolder.with { folder in
-            try await SecureStoreConformance { try makeFileStore(folder, service: $0) }.run(check)
+            try await SecureStoreConformance { try makeFileStore(folder, service: $0) }.storing(fixtures).run(check)
         }
+    }
+
+    @Test("the suite's own stored value is SessionKit's current record fixture")
+    func currentRecordFixture() throws {
+        #expect(SecureStoreConformance.currentRecord == (try StoredFormatFixtures.data("record-current.json")))
     }
 
     @Test("MemoryStore: empty service is rejected")

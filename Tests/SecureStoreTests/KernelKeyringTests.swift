@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SecureStore
 import SecureStoreTesting
+import SessionKitTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing
@@ -30,12 +31,13 @@ struct KernelKeyringTests {
         "the store conformance suite passes with the kernel keyring's key",
         arguments: SecureStoreConformance.Check.allCases)
     func conformance(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         let services = Mutex<Set<String>>([])
         try await TemporaryFolder.with { folder in
             try await SecureStoreConformance { service in
                 services.withLock { _ = $0.insert(service) }
                 return try Self.store(folder, service: service)
-            }.run(check)
+            }.storing(fixtures).run(check)
             // Nothing left in this user's kernel keyring.
             for service in services.withLock({ $0 }) { try Self.forget(folder: folder, service: service) }
         }

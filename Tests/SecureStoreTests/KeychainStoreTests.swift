@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStoreTesting
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing
@@ -22,9 +23,10 @@ struct KeychainStoreTests {
 
     @Test("the store conformance suite", arguments: SecureStoreConformance.Check.allCases)
     func conformance(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         try await TemporaryFolder.with { folder in
             let model = Self.model(folder)
-            try await SecureStoreConformance { KeychainStore(service: $0, backend: model) }.run(check)
+            try await SecureStoreConformance { KeychainStore(service: $0, backend: model) }.storing(fixtures).run(check)
         }
     }
 

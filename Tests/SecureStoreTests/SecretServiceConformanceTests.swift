@@ -11,22 +11,24 @@ import Testing
 struct SecretServiceConformanceTests {
     @Test("SecretServiceStore", arguments: SecureStoreConformance.Check.allCases)
     func secretServiceStore(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         try TestKeyring.require()
         try await TestKeyring.withAccess {
             try await SecureStoreConformance {
                 SecretServiceStore(service: $0, configuration: .init(application: "sessionkit-tests"))
-            }.run(check)
+            }.storing(fixtures).run(check)
         }
     }
 
     @Test("EncryptedFileStore with its key in the keyring", arguments: SecureStoreConformance.Check.allCases)
     func envelopeStore(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         try TestKeyring.require()
         try await TestKeyring.withAccess {
             try await TemporaryFolder.with { folder in
                 try await SecureStoreConformance {
                     try StoreSelection.make(service: $0, folder: folder, policy: .requireKeyring).store
-                }.run(check)
+                }.storing(fixtures).run(check)
             }
         }
     }

@@ -13,8 +13,9 @@ import Testing
 struct ConformanceTests {
     @Test("The SecureStore conformance suite", arguments: SecureStoreConformance.Check.allCases)
     func conformance(_ check: SecureStoreConformance.Check) async throws {
+        let fixtures = try StoredFormatFixtures.storedValues()
         _ = try TestPostgres.configuration()
-        try await SecureStoreConformance { try await TestPostgres.store(service: $0) }.run(check)
+        try await SecureStoreConformance { try await TestPostgres.store(service: $0) }.storing(fixtures).run(check)
     }
 
     @Test("CI's requirement: SESSIONKIT_REQUIRE_POSTGRES=1 needs SESSIONKIT_POSTGRES_URL")

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Testing
 
@@ -74,6 +75,24 @@ struct NewerVersionTests {
             await expectNewer { _ = try await manager.credentials() }
             await expectNewer { _ = try await manager.discardUnreadableSession() }
             #expect(try Data(contentsOf: file) == bytes, "the newer file is left as it is")
+        }
+    }
+
+    @Test("a renewal a newer version set aside in the journal is kept, and said, instead of removed")
+    func newerJournalEntry() async throws {
+        try await TemporaryFolder.with { folder in
+            let store = try EncryptedFileStore(service: "tests.newer-journal", configuration: .init(folder: folder))
+            let configuration = try ProviderConfiguration(
+                issuer: URL(string: "https://fixture.example/")!, clientID: "fixture-client")
+            let provider = ProviderClient(configuration: configuration)
+            let key = "sessionkit.session|https://fixture.example/|fixture-client|default"
+            // A session due for renewal, with a lease left behind: the journal is read before renewing.
+            try store.setData(try StoredFormatFixtures.data("record-current.json"), forKey: key)
+            let entry = Data(#"{"generation":3,"credentials":{"version":7,"sealed_elsewhere":true}}"#.utf8)
+            try store.setJournalEntry(entry, forKey: key)
+            let manager = SessionManager(provider: provider, store: store)
+            await expectNewer { _ = try await manager.credentials() }
+            #expect(try store.journalEntry(forKey: key) == entry, "left as the newer version wrote it")
         }
     }
 

@@ -117,7 +117,9 @@ extension SessionManager {
         return true
     }
 
-    /// The renewal set aside in the journal, if any; an entry that cannot be read is removed.
+    /// The renewal set aside in the journal, if any; an entry that cannot be read is removed, but one a newer
+    /// SessionKit wrote is kept and reported (``SessionKitError/Code/writtenByNewerVersion``): its refresh token
+    /// may be the only one the provider still accepts.
     private func journaledRenewal() async throws(SessionKitError) -> PendingRenewal? {
         guard coordinator.keepsJournal else { return nil }
         let data: Data?
@@ -131,6 +133,12 @@ extension SessionManager {
         }
         guard let data else { return nil }
         guard let pending = try? JSONDecoder().decode(PendingRenewal.self, from: data) else {
+            if let version = PendingRenewal.newerVersion(data) {
+                throw SessionKitError(
+                    code: .writtenByNewerVersion,
+                    message: "a renewal a newer SessionKit set aside in the store's journal (version \(version)) is "
+                        + "kept as it is: upgrade to save it")
+            }
             logger?.warning("unreadable journal entry removed", metadata: ["account": "\(account)"])
             try? await coordinator.setJournalEntry(nil)
             return nil

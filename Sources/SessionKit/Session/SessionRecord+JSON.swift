@@ -104,7 +104,7 @@ extension Credentials {
         return .object(object)
     }
 
-    /// Reads credentials in the form their `Codable` conformance writes.
+    /// Reads credentials in the form their `Codable` conformance writes, dates in either epoch (``StoredEpoch``).
     init(recordJSON value: JSONValue) throws {
         typealias R = SessionRecord
         let path = "record.credentials"
@@ -122,8 +122,10 @@ extension Credentials {
         func optionalString(_ name: String) throws -> String? {
             try object.member(name).map { try R.string($0, at: "\(path).\(name)") }
         }
+        let receivedAt = try R.number(try R.required(object, "received_at", at: path), at: path + ".received_at")
+        let epoch = StoredEpoch(receivedAt: receivedAt)
         func date(_ value: JSONValue, _ name: String) throws -> Date {
-            Date(timeIntervalSinceReferenceDate: try R.number(value, at: "\(path).\(name)"))
+            epoch.date(try R.number(value, at: "\(path).\(name)"))
         }
         self.init(
             accessToken: Secret(try R.string(try R.required(object, "access_token", at: path), at: path)),
@@ -133,7 +135,7 @@ extension Credentials {
             expiresAt: try object.member("expires_at").map { try date($0, "expires_at") },
             scope: try optionalString("scope"),
             issuedTokenType: try optionalString("issued_token_type"),
-            receivedAt: try date(try R.required(object, "received_at", at: path), "received_at"),
+            receivedAt: epoch.date(receivedAt),
             additionalParameters: try object.member("additional_parameters").map {
                 try R.object($0, at: path + ".additional_parameters")
             } ?? [:]

@@ -21,12 +21,20 @@ struct SessionCookie: Sendable, Equatable {
         self.idleTimeout = idleTimeout
     }
 
-    /// Reads `<id> <created> <seen>` (seconds since 1970); `nil` for anything else.
+    /// The version of the plaintext this back end writes: `2 <id> <created> <seen>` (seconds since 1970).
+    ///
+    /// Version 1 (f0f4c05) had no version: `<id> <created> <seen>`; it is still read, and written again in
+    /// version 2 when the cookie is next refreshed (at most a minute later). See docs/stored-formats.md.
+    static let version = 2
+
+    /// Reads a plaintext of version 1 or 2; `nil` for anything else, including a newer version
+    /// (``newerVersion(plaintext:)`` tells those apart).
     init?(plaintext: Data, lifetime: TimeInterval, idleTimeout: TimeInterval) {
         // Split on the byte: every forwarded request opens its cookie, and a split by `Character` walks
         // grapheme clusters.
-        let parts = String(decoding: plaintext, as: UTF8.self).utf8.split(separator: UInt8(ascii: " "))
+        var parts = String(decoding: plaintext, as: UTF8.self).utf8.split(separator: UInt8(ascii: " "))
             .map { Substring($0) }
+        if parts.count == 4, parts[0] == "\(Self.version)" { parts.removeFirst() }
         guard parts.count == 3, let id = try? SessionID(validating: String(parts[0])),
             let created = Int64(parts[1]), let seen = Int64(parts[2])
         else { return nil }
@@ -35,8 +43,20 @@ struct SessionCookie: Sendable, Equatable {
             seenAt: Date(timeIntervalSince1970: TimeInterval(seen)), lifetime: lifetime, idleTimeout: idleTimeout)
     }
 
+    /// The version of a plaintext a newer back end wrote (its first word a number above ``version``), or `nil`.
+    /// Version 1's first word is a session id, never a number.
+    static func newerVersion(plaintext: Data) -> Int? {
+        let first = plaintext.prefix { $0 != UInt8(ascii: " ") }
+        guard first.count <= 9, first.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let version = Int(String(decoding: first, as: UTF8.self)), version > Self.version
+        else { return nil }
+        return version
+    }
+
     var plaintext: Data {
-        Data("\(id.rawValue) \(Int64(createdAt.timeIntervalSince1970)) \(Int64(seenAt.timeIntervalSince1970))".utf8)
+        let created = Int64(createdAt.timeIntervalSince1970)
+        let seen = Int64(seenAt.timeIntervalSince1970)
+        return Data("\(Self.version) \(id.rawValue) \(created) \(seen)".utf8)
     }
 
     /// When the session ends whatever happens: its start plus the absolute lifetime.

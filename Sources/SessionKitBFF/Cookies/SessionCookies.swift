@@ -50,6 +50,15 @@ struct SessionCookies: Sendable {
         return cookie
     }
 
+    /// The version of the session cookie in the request when a newer back end sealed it (during an upgrade, or
+    /// after a downgrade), or `nil`: such a cookie is kept, never cleared, and the session with it.
+    func newerSessionVersion(in request: Request) -> Int? {
+        guard let value = CookieHeader.value(named: sessionName, in: request.headers),
+            let plain = sealer.open(value, name: sessionName)
+        else { return nil }
+        return SessionCookie.newerVersion(plaintext: plain)
+    }
+
     /// `Set-Cookie` for `session`, seen at `seenAt`: a browser-session cookie (no `Max-Age`), gone when the
     /// browser closes or the session ends at the server, whichever is first.
     func setSession(_ session: SessionCookie) -> String {

@@ -40,7 +40,8 @@ extension BackendForFrontend {
                 "The path has characters or escapes that are not forwarded ('.' or '..' segments, '\\\\', ';', encoded "
                     + "slashes, percent signs or control characters, or invalid UTF-8).")
         }
-        guard case .live(let session, let refresh) = await cookieSession(request) else { return signInRequired }
+        let state = await cookieSession(request)
+        guard case .live(let session, let refresh) = state else { return noSession(state) }
         let length = request.headers[.contentLength].flatMap(Int64.init)
         if let length, length > configuration.maxRequestBodySize {
             return Answers.error(

@@ -8,16 +8,20 @@ import SessionKitServer
 extension BackendForFrontend {
     /// The session the request's sealed cookie names, checked against the absolute lifetime and the idle
     /// timeout: `.live` (with a `Set-Cookie` to send when the cookie should record this visit), `.none` when
-    /// there is no cookie this back end sealed (nothing on the server is read or written), or `.ended` after
-    /// ending a session that outlived its lifetime or idle timeout.
+    /// there is no cookie this back end sealed (nothing on the server is read or written), `.ended` after
+    /// ending a session that outlived its lifetime or idle timeout, or `.newer` for a cookie a newer back end
+    /// sealed (kept: see ``noSession(_:)``).
     enum CookieSession {
         case none
         case ended
+        case newer(version: Int)
         case live(SessionCookie, refresh: String?)
     }
 
     func cookieSession(_ request: Request) async -> CookieSession {
-        guard var session = cookies.session(in: request) else { return .none }
+        guard var session = cookies.session(in: request) else {
+            return cookies.newerSessionVersion(in: request).map { .newer(version: $0) } ?? .none
+        }
         let now = Date()
         if let reason = session.ended(at: now) {
             logger?.info("session ended", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
@@ -29,10 +33,23 @@ extension BackendForFrontend {
         return .live(session, refresh: cookies.setSession(session))
     }
 
+    /// The answer for a request without a live session: 401 with the cookie cleared, except for a cookie a newer
+    /// back end sealed, which is kept, with the session, and answered as written by a newer version (503: another
+    /// instance may read it).
+    func noSession(_ state: CookieSession) -> Response {
+        guard case .newer(let version) = state else { return signInRequired }
+        return sessionFailure(
+            SessionKitError(
+                code: .writtenByNewerVersion,
+                message: "the session cookie is of version \(version), written by a newer back end (this one reads up "
+                    + "to \(SessionCookie.version)); it is kept"))
+    }
+
     /// `GET /auth/me`: who is signed in, from the session's ID token (and the userinfo answer kept at sign-in for
     /// what the ID token lacks), and until when at most; or 401.
     func me(_ request: Request) async -> Response {
-        guard case .live(let session, let refresh) = await cookieSession(request) else { return signInRequired }
+        let state = await cookieSession(request)
+        guard case .live(let session, let refresh) = state else { return noSession(state) }
         let credentials: Credentials
         do {
             credentials = try await sessions.credentials(for: session.id)
@@ -65,6 +82,7 @@ extension BackendForFrontend {
         if let refusal = forgeryCheck.refusal(for: request) { return refusal }
         var revoked = false
         var idToken: Secret?
+        if let version = cookies.newerSessionVersion(in: request) { return noSession(.newer(version: version)) }
         if let session = cookies.session(in: request) {
             do {
                 (revoked, idToken) = try await endSession(session.id)

@@ -9,6 +9,7 @@ import SessionKit
 /// - The provider asks for a stronger sign-in (`mfa_required`, step-up): 401 with `step_up_required` and the
 ///   sign-in path, the session and its cookie kept.
 /// - The session store (PostgreSQL) is unavailable: 503, the session kept.
+/// - The session (its record or its cookie) was written by a newer version: 503, the session and its cookie kept.
 /// - The provider is unreachable, slow, failing or answered badly: 502, the session kept.
 /// - Anything else (a damaged session, a wrong configuration): 500, the session kept; the operator must look.
 struct SessionFailure {
@@ -41,6 +42,11 @@ struct SessionFailure {
             return Answers.error(
                 .badGateway, "provider_unavailable",
                 "The identity provider could not renew the session right now; the session is kept. Try again later.")
+        case .writtenByNewerVersion:
+            return Answers.error(
+                .serviceUnavailable, "session_written_by_newer_version",
+                "The session was written by a newer version of this back end (an upgrade under way?); the session "
+                    + "and its cookie are kept. Try again shortly.", retryAfter: 5)
         case .cancelled:
             return Answers.error(.serviceUnavailable, "cancelled", "The request was cancelled; try again.")
         default:

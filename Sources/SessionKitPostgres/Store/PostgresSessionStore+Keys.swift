@@ -23,14 +23,20 @@ extension PostgresSessionStore {
         ///   - current: The id (short, stable, not secret: for example `"2026-11"`) and the 256-bit key
         ///     that every write uses.
         ///   - previous: Older keys by id, read only.
-        /// - Throws: ``SecureStoreError/Code/invalidArgument`` when a key is not 256 bits, an id is empty, or
-        ///   `previous` reuses the current id.
+        /// - Throws: ``SecureStoreError/Code/invalidArgument`` when a key is not 256 bits, an id is empty or starts
+        ///   with `sessionkit-format-` (reserved for the row format), or `previous` reuses the current id.
         public init(current: (id: String, key: SymmetricKey), previous: [String: SymmetricKey] = [:])
             throws(SecureStoreError)
         {
             for (id, key) in [(current.id, current.key)] + previous.map({ ($0.key, $0.value) }) {
                 guard !id.isEmpty else {
                     throw SecureStoreError(code: .invalidArgument, message: "a key id is empty; give every key an id")
+                }
+                guard !id.hasPrefix(RowFormat.marker) else {
+                    throw SecureStoreError(
+                        code: .invalidArgument,
+                        message: "key id '\(id)' starts with '\(RowFormat.marker)', which marks a row's format; "
+                            + "choose another id")
                 }
                 guard key.bitCount == 256 else {
                     throw SecureStoreError(

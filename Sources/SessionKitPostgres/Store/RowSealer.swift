@@ -60,11 +60,12 @@ struct RowSealer: Sendable {
         }
     }
 
-    /// Opens a value sealed with the key `keyID`.
+    /// Opens a value sealed with the key `keyID` (the row's `key_id`, which also says the row's format: see
+    /// ``RowFormat``).
     ///
-    /// - Throws: ``SecureStoreError/Code/corrupted`` when the key is unknown or the value fails authentication.
-    ///   `what` names the row in the message (never a key's plaintext that could be a secret); it is made only
-    ///   for a message.
+    /// - Throws: ``SecureStoreError/Code/newerFormat`` for a row of a newer format (left as it is);
+    ///   ``SecureStoreError/Code/corrupted`` when the key is unknown or the value fails authentication. `what` names
+    ///   the row in the message (never a key's plaintext that could be a secret); it is made only for a message.
     func open(
         _ sealed: Data,
         keyID: String,
@@ -73,7 +74,15 @@ struct RowSealer: Sendable {
         context: Data = Data(),
         what: @autoclosure () -> String
     ) throws(SecureStoreError) -> Data {
-        guard let key = keys.key(withID: keyID) else {
+        // A plain key id (format 1, what this version writes) is found at once; the format marker is read only
+        // when it is not.
+        guard let key = keys.key(withID: keyID) ?? markedKey(keyID) else {
+            if let format = RowFormat(keyIDColumn: keyID), format.version > RowFormat.current {
+                throw SecureStoreError(
+                    code: .newerFormat,
+                    message: "\(what()) is in row format \(format.version), written by a newer SessionKit (this one "
+                        + "reads up to \(RowFormat.current)); it is left as it is: upgrade to read it")
+            }
             throw SecureStoreError(
                 code: .corrupted,
                 message: "\(what()) is sealed with key id '\(keyID)', which this store does not have (it has "
@@ -91,6 +100,12 @@ struct RowSealer: Sendable {
                 underlyingError: error
             )
         }
+    }
+
+    /// The key a `key_id` column marked with a format this version reads names (see ``RowFormat``).
+    private func markedKey(_ column: String) -> SymmetricKey? {
+        guard let format = RowFormat(keyIDColumn: column), format.version <= RowFormat.current else { return nil }
+        return keys.key(withID: format.keyID)
     }
 
     private func aad(_ purpose: Purpose, _ keyDigest: Data, _ context: Data) -> Data {
