@@ -9,7 +9,8 @@ import Testing
 @testable import SessionKitBFF
 
 /// The sealed session cookie's forms (docs/stored-formats.md): version 1 (f0f4c05, no version) and version 2 read,
-/// version 1 written again as 2; a newer version keeps the session and its cookie and says so.
+/// version 1 still written (the previous release reads only that); a newer version keeps the session and its cookie
+/// and says so.
 @Suite("Session cookie: every form read, a newer one kept")
 struct SessionCookieFormatTests {
     /// The cookie name the fixtures were sealed for (a back end on http).
@@ -27,7 +28,7 @@ struct SessionCookieFormatTests {
 
     @Test(
         "each sealed cookie fixture opens into its session",
-        arguments: ["bff-session-cookie-f0f4c05.txt", "bff-session-cookie-current.txt"])
+        arguments: ["bff-session-cookie-f0f4c05.txt", "bff-session-cookie-v2.txt"])
     func reads(fixture: String) throws {
         let plain = try #require(Self.sealer.open(try Self.fixture(fixture), name: Self.name))
         let cookie = try #require(SessionCookie(plaintext: plain, lifetime: 3_600, idleTimeout: 600))
@@ -35,25 +36,25 @@ struct SessionCookieFormatTests {
         #expect(cookie.createdAt == Self.createdAt)
         #expect(cookie.seenAt == Self.seenAt)
         #expect(SessionCookie.newerVersion(plaintext: plain) == nil)
-        // Written again in the newest form, and read back the same.
-        #expect(cookie.plaintext.starts(with: Data("\(SessionCookie.version) ".utf8)))
+        // Written again in the form this release writes (version 1, which the previous release reads), and read
+        // back the same.
+        #expect(cookie.plaintext == Data("\(Self.id) 1795291200 1795291260".utf8))
         #expect(SessionCookie(plaintext: cookie.plaintext, lifetime: 3_600, idleTimeout: 600) == cookie)
     }
 
-    @Test("the current form is what the cookie writes (regenerated with SESSIONKIT_WRITE_FIXTURES=1)")
+    @Test("the form the cookie writes is version 1's fixture (regenerated with SESSIONKIT_WRITE_FIXTURES=1)")
     func currentForm() throws {
         let id = try SessionID(validating: Self.id)
         let cookie = SessionCookie(id: id, createdAt: Self.createdAt, seenAt: Self.seenAt, lifetime: 1, idleTimeout: 1)
         if ProcessInfo.processInfo.environment["SESSIONKIT_WRITE_FIXTURES"] == "1" {
             let legacy = Data("\(Self.id) 1795291200 1795291260".utf8)
-            for (file, plain) in [
-                ("bff-session-cookie-f0f4c05.txt", legacy), ("bff-session-cookie-current.txt", cookie.plaintext),
-            ] {
+            let second = Data("2 \(Self.id) 1795291200 1795291260".utf8)
+            for (file, plain) in [("bff-session-cookie-f0f4c05.txt", legacy), ("bff-session-cookie-v2.txt", second)] {
                 let value = Self.sealer.seal(plain, name: Self.name) + "\n"
                 try Data(value.utf8).write(to: URL(fileURLWithPath: StoredFormatFixtures.folder + "/" + file))
             }
         }
-        let plain = try #require(Self.sealer.open(try Self.fixture("bff-session-cookie-current.txt"), name: Self.name))
+        let plain = try #require(Self.sealer.open(try Self.fixture("bff-session-cookie-f0f4c05.txt"), name: Self.name))
         #expect(plain == cookie.plaintext)
     }
 

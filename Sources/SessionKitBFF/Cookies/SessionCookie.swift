@@ -21,11 +21,14 @@ struct SessionCookie: Sendable, Equatable {
         self.idleTimeout = idleTimeout
     }
 
-    /// The version of the plaintext this back end writes: `2 <id> <created> <seen>` (seconds since 1970).
-    ///
-    /// Version 1 (f0f4c05) had no version: `<id> <created> <seen>`; it is still read, and written again in
-    /// version 2 when the cookie is next refreshed (at most a minute later). See docs/stored-formats.md.
+    /// The newest version of the plaintext this back end reads: `2 <id> <created> <seen>` (seconds since 1970).
+    /// Version 1 (f0f4c05) has no version word: `<id> <created> <seen>`. See docs/stored-formats.md.
     static let version = 2
+
+    /// The version this back end writes: still 1, which the previous release reads too, so that a rolling upgrade
+    /// signs nobody out (an instance of that release reads a version-2 cookie as no session). The next release
+    /// writes ``version``, which this one already reads.
+    static let writtenVersion = 1
 
     /// Reads a plaintext of version 1 or 2; `nil` for anything else, including a newer version
     /// (``newerVersion(plaintext:)`` tells those apart).
@@ -56,7 +59,8 @@ struct SessionCookie: Sendable, Equatable {
     var plaintext: Data {
         let created = Int64(createdAt.timeIntervalSince1970)
         let seen = Int64(seenAt.timeIntervalSince1970)
-        return Data("\(Self.version) \(id.rawValue) \(created) \(seen)".utf8)
+        let fields = "\(id.rawValue) \(created) \(seen)"
+        return Data((Self.writtenVersion == 1 ? fields : "\(Self.writtenVersion) \(fields)").utf8)
     }
 
     /// When the session ends whatever happens: its start plus the absolute lifetime.
