@@ -15,7 +15,7 @@ Three uses:
       Prints the figures of one trace (of the phases given, as 1,2): files, crossings (call events), the distinct
       caller-callee pairs among them, the edges between targets, and what crossed into a store target.
   python3 walk_trace.py summary TRACE.json NAME [PHASES]
-      One line: NAME files crossings pairs edges, for the table walk-figures.sh prints.
+      One line: NAME files crossings pairs edges calls, for the table walk-figures.sh prints.
   python3 walk_trace.py browser wait|sign-in|get URL COOKIES
       A browser for the BFF walks: waits until URL answers; signs in at URL (the emulator signs alice in by
       itself, --auto-sign-in) keeping the cookies in the file COOKIES; or GETs URL with them and `X-CSRF: 1`.
@@ -35,7 +35,8 @@ CONTINUATION = re.compile(r"(T[QY]\d*_|\.resume\.\d+)$")
 
 
 def build_table(binary, root, out):
-    """Writes {file address: [name, file relative to ROOT, target, size]} for our functions, plus thunks."""
+    """Writes {file address: [name, file relative to ROOT, target, size, kind]} for our functions (kind "fn", or
+    "part" for an async or coroutine continuation) and the compiler's thunks ("thunk")."""
     sources = os.path.realpath(os.path.join(root, "Sources")) + "/"
     nm = subprocess.run(
         ["llvm-nm", "--defined-only", "--print-size", "--no-demangle", binary],
@@ -58,8 +59,9 @@ def build_table(binary, root, out):
             relative = path[len(sources) - len("Sources/"):]
             kind = "part" if CONTINUATION.search(name) else "fn"
             table[address] = [name, relative, relative.split("/")[1], size, kind]
-        elif path in ("", "/<compiler-generated>", "<compiler-generated>"):
-            # Thunks (witness, reabstraction, partial application): skipped when looking for a caller.
+        elif path in ("/<compiler-generated>", "<compiler-generated>"):
+            # Thunks (witness, reabstraction, partial application): skipped when looking for a caller. Code with
+            # no line table at all is not ours and stays out, so a call from it is no crossing.
             table[address] = [name, "", "", size, "thunk"]
     with open(out, "w") as f:
         json.dump({"binary": binary, "functions": table}, f)
