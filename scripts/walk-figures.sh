@@ -299,7 +299,8 @@ SWIFT
     got=$(python3 "$tracer" summary "$package/trace.json" self-test)
     rm -rf "$package"
     # name, files, crossings, pairs, edges, calls of ours
-    [[ $got == "self-test 3 11 9 2 20" ]] || { echo "self-test: expected 3 files, 11 crossings; got: $got" >&2; exit 1; }
+    [[ $got == "self-test 3 11 9 2 20" ]] ||
+        { echo "self-test: expected 3 files, 11 crossings; got: $got" >&2; exit 1; }
     echo "self-test passed"
 }
 
