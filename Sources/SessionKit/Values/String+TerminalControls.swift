@@ -12,6 +12,12 @@ extension Unicode.Scalar {
 }
 
 extension StringProtocol {
+    /// Whether this text holds anything a terminal acts on (``Unicode/Scalar/isTerminalControl``) besides line
+    /// feeds: one call for the whole text, for a command-line tool's check of every line it prints.
+    package var hasTerminalControlsBesidesLineFeeds: Bool {
+        unicodeScalars.contains { $0 != "\n" && $0.isTerminalControl }
+    }
+
     /// This text with nothing a terminal acts on (``Unicode/Scalar/isTerminalControl``): a tab, line break or page
     /// break becomes a space, every other control is removed.
     ///

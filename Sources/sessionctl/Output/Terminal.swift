@@ -68,8 +68,9 @@ enum Terminal {
     /// type's own ``Style`` sequences kept. SessionKit already takes controls out of what a provider says; this is
     /// the second line, for every text that reaches the terminal (claims, file contents, git's requests).
     static func sanitized(_ text: String) -> String {
+        // One call into SessionKit for the whole text, not one per character: every printed token passes here.
+        guard text.hasTerminalControlsBesidesLineFeeds else { return text }
         let scalars = text.unicodeScalars
-        guard scalars.contains(where: { $0 != "\n" && $0.isTerminalControl }) else { return text }
         var kept = String.UnicodeScalarView()
         var index = scalars.startIndex
         scanning: while index < scalars.endIndex {
