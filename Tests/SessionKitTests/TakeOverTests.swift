@@ -13,12 +13,8 @@ struct TakeOverTests {
     @Test("the renewal starts from the record handed over: one read in all, then the lease and the commit")
     func oneRead() async throws {
         try await LiveEmulator.with { emulator in
-            let live = try LiveSession.make(emulator)
+            let (live, credentials, store, local) = try await Self.dueSession(emulator)
             defer { live.cleanUp() }
-            let credentials = try await live.signIn()
-            live.expire(credentials)
-            let store = CountingStore(try LiveSession.makeStore(live.folder))
-            let local = live.manager(over: store)
             #expect(try local.localCredentials() == nil, "due: the fast path declines")
             let renewing = live.manager(over: store)
             renewing.takeOver(try #require(local.heldRecord))
@@ -35,12 +31,8 @@ struct TakeOverTests {
     @Test("a record renewed by another process since it was handed over costs a refused lease, not a second grant")
     func staleRecord() async throws {
         try await LiveEmulator.with { emulator in
-            let live = try LiveSession.make(emulator)
+            let (live, _, store, local) = try await Self.dueSession(emulator)
             defer { live.cleanUp() }
-            let credentials = try await live.signIn()
-            live.expire(credentials)
-            let store = CountingStore(try LiveSession.makeStore(live.folder))
-            let local = live.manager(over: store)
             #expect(try local.localCredentials() == nil)
             let handedOver = try #require(local.heldRecord)
             // Another process renews between the fast path's read and the renewal.
@@ -58,12 +50,8 @@ struct TakeOverTests {
     @Test("a record is taken over once: the next renewal reads the store")
     func once() async throws {
         try await LiveEmulator.with { emulator in
-            let live = try LiveSession.make(emulator)
+            let (live, _, store, local) = try await Self.dueSession(emulator)
             defer { live.cleanUp() }
-            let credentials = try await live.signIn()
-            live.expire(credentials)
-            let store = CountingStore(try LiveSession.makeStore(live.folder))
-            let local = live.manager(over: store)
             _ = try local.localCredentials()
             let renewing = live.manager(over: store)
             renewing.takeOver(try #require(local.heldRecord))
@@ -72,6 +60,19 @@ struct TakeOverTests {
             _ = try await renewing.renew()
             #expect(store.calls.reads == before.reads + 1, "a forced renewal reads the store first")
         }
+    }
+}
+
+extension TakeOverTests {
+    /// Alice signed in, her access token expired, and a manager over a counting store of the session: the fast path's.
+    fileprivate static func dueSession(_ emulator: AuthEmulator) async throws
+        -> (LiveSession, Credentials, CountingStore, SessionManager)
+    {
+        let live = try LiveSession.make(emulator)
+        let credentials = try await live.signIn()
+        live.expire(credentials)
+        let store = CountingStore(try LiveSession.makeStore(live.folder))
+        return (live, credentials, store, live.manager(over: store))
     }
 }
 
