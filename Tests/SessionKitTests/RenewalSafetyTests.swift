@@ -312,4 +312,69 @@ struct DiscardUnreadableTests {
             #expect(try store.data(forKey: key) == nil)
         }
     }
+
+    /// A shared database's row sealed with a key this instance lacks reads as damaged, but the other rows read: only
+    /// that session goes, never every user's.
+    @Test("an unreadable item among readable ones is discarded alone; a store that cannot delete it goes whole")
+    func oneItemAlone() async throws {
+        try await LiveEmulator.with { emulator in
+            let live = try LiveSession.make(emulator)
+            defer { live.cleanUp() }
+            let credentials = try await live.signIn()
+            for wholeStoreUnreadable in [false, true] {
+                let store = UnreadableItemStore(service: "tests.unreadable-item.\(wholeStoreUnreadable)")
+                let manager = SessionManager(provider: live.provider, store: store, clock: live.time.clock)
+                try await manager.store(credentials)
+                try store.setString("another user's session", forKey: "other")
+                store.unreadable.withLock { $0 = (manager.storeKey, wholeStoreUnreadable) }
+                #expect(try await manager.discardUnreadableSession())
+                store.unreadable.withLock { $0 = nil }
+                #expect(try store.data(forKey: manager.storeKey) == nil)
+                #expect(
+                    try store.string(forKey: "other") == (wholeStoreUnreadable ? nil : "another user's session"),
+                    "whole store unreadable: \(wholeStoreUnreadable)")
+            }
+        }
+    }
+}
+
+/// A memory store in which one item reads as damaged (as a row sealed with an unknown key does), or, when `whole`,
+/// the whole store does (as one damaged file holding every item does: nothing can be deleted alone).
+private final class UnreadableItemStore: SecureStore {
+    private let base: MemoryStore
+    /// The item that reads as damaged, and whether the whole store does.
+    let unreadable = Mutex<(key: String, whole: Bool)?>(nil)
+
+    init(service: String) { base = MemoryStore(service: service) }
+
+    var service: String { base.service }
+
+    private func check(_ key: String?) throws(SecureStoreError) {
+        guard let (bad, whole) = unreadable.withLock({ $0 }), whole || key == bad else { return }
+        throw SecureStoreError(code: .corrupted, message: "sealed with a key this store does not have")
+    }
+
+    func data(forKey key: String) throws(SecureStoreError) -> Data? {
+        try check(key)
+        return try base.data(forKey: key)
+    }
+
+    func setData(_ data: Data, forKey key: String) throws(SecureStoreError) { try base.setData(data, forKey: key) }
+
+    func deleteItem(forKey key: String) throws(SecureStoreError) {
+        if unreadable.withLock({ $0?.whole == true }) { try check(key) }
+        try base.deleteItem(forKey: key)
+    }
+
+    func deleteAll() throws(SecureStoreError) { try base.deleteAll() }
+
+    func keys() throws(SecureStoreError) -> [String] {
+        try check(nil)
+        return try base.keys()
+    }
+
+    func update(forKey key: String, _ transform: (Data?) throws -> Data?) throws -> Data? {
+        try check(key)
+        return try base.update(forKey: key, transform)
+    }
 }
