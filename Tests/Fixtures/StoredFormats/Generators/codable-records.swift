@@ -37,7 +37,7 @@ enum JSONValue: Codable {
     }
 }
 
-nonisolated(unsafe) var unixEpoch = true
+nonisolated(unsafe) var unixEpoch = true  // a one-shot script on one thread: set once per form before encoding
 
 struct Credentials: Encodable {
     static let schemaVersion = 1
