@@ -9,7 +9,7 @@ package import SecureStore
 extension AsyncSecureStore {
     /// Deletes the session record under `key` when it cannot be read (damaged, or written with another key), and
     /// every item of this store's service only when the store itself cannot be read (the item cannot be deleted
-    /// alone, or the other items cannot be listed after it): they were unreadable too. A
+    /// alone): they were unreadable too. A
     /// readable record is left alone; store failures are reported through `held`. A record or store that a newer
     /// version wrote is never deleted: ``SessionKitError/Code/writtenByNewerVersion`` is thrown.
     ///
@@ -21,10 +21,11 @@ extension AsyncSecureStore {
         do {
             data = try await self.data(forKey: key)
         } catch  where error.code == .corrupted || error.code == .keyMismatch {
-            // The item cannot be read, or the whole store cannot. Where the item can be deleted alone and the rest
-            // still reads (a row among others in a shared database), only the item goes: one unreadable row must not
-            // sign out every user of the service. A store whose items share one unreadable file goes whole.
-            if (try? await deleteItem(forKey: key)) != nil, (try? await keys()) != nil { return true }
+            // The item cannot be read, or the whole store cannot. Where the item can be deleted alone (a row among
+            // others in a shared database), only the item goes: one unreadable row must not sign out every user of
+            // the service. A store that must read itself to delete an item (one file holding every item) cannot
+            // when that file is damaged, and goes whole.
+            if (try? await deleteItem(forKey: key)) != nil { return true }
             do {
                 try await deleteAll()
             } catch {
