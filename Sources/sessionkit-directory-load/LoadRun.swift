@@ -35,6 +35,7 @@ final class LoadRun: Sendable {
         let residentBefore = Memory.resident()
         var lines = [String](repeating: "", count: ids.count)
         var latencies: [Duration] = []
+        var slowest = (index: 0, latency: Duration.zero)
         var statements = 0
         var commitChecks = 0
         var wall = Duration.zero
@@ -55,9 +56,11 @@ final class LoadRun: Sendable {
             statements = settings.store.statementCount - before
             commitChecks = settings.store.commitCheckCount - checksBefore
             // The lines are made after the round, so that hashing tokens is not timed (the floor hashes none).
+            slowest = (0, .zero)
             for (index, answer, latency) in answers {
                 lines[index] = Self.line(answer)
                 latencies.append(latency)
+                if latency > slowest.latency { slowest = (index, latency) }
             }
         }
         if let holdFile = settings.holdFile {
@@ -84,7 +87,9 @@ final class LoadRun: Sendable {
         print("retried \(retried.load(ordering: .relaxed))")
         let summary = [
             "sessions: \(ids.count)", "calls: \(latencies.count)", "median: \(Self.milliseconds(latencies, 0.5)) ms",
-            "p99: \(Self.milliseconds(latencies, 0.99)) ms", "wall: \(Self.milliseconds([wall], 1)) ms",
+            "p99: \(Self.milliseconds(latencies, 0.99)) ms",
+            "max: \(Self.milliseconds([slowest.latency], 1)) ms (session \(slowest.index))",
+            "wall: \(Self.milliseconds([wall], 1)) ms",
             Self.spanText(span),
             "cpu: \(cpu) ms", "statements: \(statements)", "of which commit checks: \(commitChecks)",
             "cached: \(directory.cachedCount)",
@@ -164,9 +169,12 @@ final class LoadRun: Sendable {
     /// transaction's are its BEGIN, statements and COMMIT).
     private func callsByOperation() -> String {
         let counts = settings.storeMetrics.timers.map { timer in
-            (timer.dimensions.first { $0.0 == "operation" }?.1 ?? timer.label, timer.values.count)
+            (
+                timer.dimensions.first { $0.0 == "operation" }?.1 ?? timer.label, timer.values.count,
+                (timer.values.max() ?? 0) / 1_000_000
+            )
         }
-        return counts.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: " ")
+        return counts.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1) (longest \($0.2) ms)" }.joined(separator: " ")
     }
 
     /// Asks for every session every 10 ms for `watchFor`; returns when each one was first refused as signed

@@ -40,4 +40,28 @@ struct ChangeSignalTests {
         task.cancel()
         #expect(await task.value < .seconds(10))
     }
+
+    @Test("a signal between reading the epoch and the wait's start ends the wait at once; none, and it lasts")
+    func signalBeforeTheWaitStarts() async {
+        let signal = ChangeSignal()
+        let clock = ContinuousClock()
+        // The manager reads the epoch, looks at its record, and then waits: an announcement in between (here,
+        // before the wait is called at all) must not be lost, or the wait lasts its whole limit.
+        let epoch = signal.epoch
+        signal.signal()
+        var signalled = false
+        let waited = await clock.measure {
+            signalled = await signal.wait(upTo: .seconds(30), unlessSignalledSince: epoch)
+        }
+        #expect(signalled)
+        #expect(waited < .seconds(10))
+        // No signal since the epoch read: the wait lasts its limit, and says it was not signalled.
+        let quiet = signal.epoch
+        var timedOut = true
+        let full = await clock.measure {
+            timedOut = !(await signal.wait(upTo: .milliseconds(50), unlessSignalledSince: quiet))
+        }
+        #expect(timedOut)
+        #expect(full >= .milliseconds(50))
+    }
 }

@@ -19,6 +19,13 @@ final class ChangeSignal: Sendable {
         var arriving: Set<Int> = []
         /// Waiters cancelled before they registered: they must not wait at all.
         var cancelled: Set<Int> = []
+        /// Signals so far (``ChangeSignal/epoch``).
+        var epoch = 0
+    }
+
+    /// What a waiter found when it came to register.
+    private enum Registration {
+        case waits, cancelled, signalledSince
     }
 
     private let state = Mutex(State())
@@ -27,10 +34,17 @@ final class ChangeSignal: Sendable {
     /// Whether ``signal()`` was ever called: the store announces changes, so waiters may poll less often.
     var hasSignalled: Bool { signalled.load(ordering: .relaxed) }
 
+    /// The count of signals so far. A caller that looks at what a signal would bring (the record held) and then
+    /// waits reads this first and passes it to ``wait(upTo:unlessSignalledSince:)``: a signal that comes between
+    /// the look and the wait's start then ends the wait at once, where it would otherwise be lost and the wait
+    /// would last its whole limit (a second, for a manager that follows a store's announcements).
+    var epoch: Int { state.withLock { $0.epoch } }
+
     /// Wakes every task waiting now.
     func signal() {
         signalled.store(true, ordering: .relaxed)
         let waiters = state.withLock { state in
+            state.epoch &+= 1
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
@@ -41,12 +55,13 @@ final class ChangeSignal: Sendable {
     }
 
     /// Returns after the next ``signal()`` or after `limit`, whichever comes first, or when the task is
-    /// cancelled. The limit is kept by SessionKitSupport's `Deadlines`: one sleeping task for all waits, not a timer
+    /// cancelled; at once, signalled, when a signal came since `epoch` (``epoch``, read before the caller last
+    /// looked). The limit is kept by SessionKitSupport's `Deadlines`: one sleeping task for all waits, not a timer
     /// each.
     ///
     /// - Returns: Whether a signal ended the wait.
     @discardableResult
-    func wait(upTo limit: Duration) async -> Bool {
+    func wait(upTo limit: Duration, unlessSignalledSince epoch: Int? = nil) async -> Bool {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.arriving.insert(state.nextID)
@@ -54,13 +69,18 @@ final class ChangeSignal: Sendable {
         }
         let signalled = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let waits = state.withLock { state in
+                let registration = state.withLock { state -> Registration in
                     state.arriving.remove(id)
-                    if state.cancelled.remove(id) != nil { return false }
+                    if state.cancelled.remove(id) != nil { return .cancelled }
+                    if let epoch, state.epoch != epoch { return .signalledSince }
                     state.waiters[id] = Waiter(continuation: continuation)
-                    return true
+                    return .waits
                 }
-                guard waits else { return continuation.resume(returning: false) }
+                switch registration {
+                case .cancelled: return continuation.resume(returning: false)
+                case .signalledSince: return continuation.resume(returning: true)
+                case .waits: break
+                }
                 let deadline = Deadlines.shared.schedule(after: limit) { [self] in end(id, signalled: false) }
                 let registered = state.withLock { state in
                     guard state.waiters[id] != nil else { return false }

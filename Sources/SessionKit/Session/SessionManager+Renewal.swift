@@ -72,13 +72,16 @@ extension SessionManager {
     {
         let record: SessionRecord
         var leased = false
+        // Signals from here on: one that comes while the read is under way is not lost to the wait below.
+        let epoch = changes.epoch
         switch target == .session ? try await loadRecordLeasingIfDue(minTTL: minTTL) : .read(try await loadRecord()) {
         case .leased(let read): (record, leased) = (read, true)
         case .read(let read): record = read
         case .heldElsewhere(let endsWait):
             // Another instance is renewing the session: its write is what this call needs, not the stored record,
             // which the store did not send.
-            record = try await waitForOtherRenewal(until: ContinuousClock.now + policy.waitTimeout) { [clock] in
+            record = try await waitForOtherRenewal(until: ContinuousClock.now + policy.waitTimeout, since: epoch) {
+                [clock] in
                 endsWait($0, clock.now())
             }
         }
@@ -90,15 +93,16 @@ extension SessionManager {
             return stored
         }
         return try await performRenewal(
-            minTTL: minTTL, scope: scope, force: false, target: target, fresh: record, leased: leased)
+            minTTL: minTTL, scope: scope, force: false, target: target, fresh: record, leased: leased, readSince: epoch)
     }
 
     /// Saves a renewal left unsaved, then reads the store (unless `fresh` was read just now and nothing was
     /// saved), and renews unless another renewal (here or in another process) already did. `leased` says that
-    /// `fresh` came with a lease taken for this call.
+    /// `fresh` came with a lease taken for this call; `readSince`, the ``ChangeSignal/epoch`` from before it was
+    /// read, when the caller knows it.
     private func performRenewal(
         minTTL: TimeInterval, scope: String?, force: Bool, target: RenewalTarget, fresh: SessionRecord?,
-        leased: Bool
+        leased: Bool, readSince: Int? = nil
     ) async throws(SessionKitError) -> Credentials {
         var fresh = fresh
         do {
@@ -117,7 +121,12 @@ extension SessionManager {
         var decisions = RenewalDecisions(
             minTTL: minTTL, scope: scope, target: target, force: force, ownerID: ownerID,
             keepsJournal: coordinator.keepsJournal, fresh: fresh, leased: leased)
+        // Signals since before the step that brought the record the next decision is made from: a wait or a pause
+        // that this record calls for ends at once for an announcement that came meanwhile.
+        var epoch = readSince ?? changes.epoch
         while true {
+            let decidedFrom = epoch
+            epoch = changes.epoch
             switch decisions.next(now: clock.now()) {
             case .read:
                 decisions.read(try await loadRecord())
@@ -133,14 +142,15 @@ extension SessionManager {
                 throw SessionKitError(code: .signInRequired, message: reason)
             case .waitForOther(let generation):
                 // The record the wait ended with is the one to go on with: it is not read again.
-                decisions.waitEnded(with: try await waitForOtherRenewal(after: generation, until: deadline))
+                decisions.waitEnded(
+                    with: try await waitForOtherRenewal(after: generation, until: deadline, since: decidedFrom))
             case .settleJournal:
                 decisions.journalSettled(wrote: try await settlePendingRenewal(readingJournal: true))
             case .takeLease(let current, let generation):
                 // Several instances renewing the same sessions at once: one of them may take this lease in the
                 // next few milliseconds, and its announcement then saves a refused write.
                 if let pause = coordinator.pauseBeforeLease() {
-                    await changes.wait(upTo: pause)
+                    await changes.wait(upTo: pause, unlessSignalledSince: decidedFrom)
                     if let heard = coordinator.knownRecord(), heard.generation != generation {
                         decisions.read(heard)
                         continue
