@@ -26,6 +26,9 @@
 #     LOAD_EVENT_LOOPS=1 Benchmarks/server.sh   # every process gets one NIO event loop instead of one per core
 #     SSLMODE=disable Benchmarks/server.sh      # the instances reach PostgreSQL over plain TCP
 #     STORMS=1 Benchmarks/server.sh             # one storm between two floors (the default is three, and their median)
+#     USERS=100000 STORMS=1 Benchmarks/server.sh  # the size: every phase on USERS sessions (10,000 by default); the
+#                                               # last line sums up the size (refreshes, statements, ratio, each
+#                                               # instance's peak RSS against its cache capacity, the cold warm-up)
 #     USERS=1000 STORMS=1 BUILD=debug BUILD_FLAGS="--traits default,URLSessionOnLinux" CHECK=1 Benchmarks/server.sh
 #                                               # CI's run (.ci/run): the debug build the tests made, and exit 1
 #                                               # when a target that is not a timing is missed (refresh requests,
@@ -161,6 +164,9 @@ echo "errors: $errors"
 last_statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
 check "valid sessions: $errors errors (target 0)" test "$errors" -eq 0
 check "valid sessions: $last_statements statements in the last round (target 0)" test "$last_statements" -eq 0
+warmups=$(cat "$work"/summary.* | sed -n 's/.*first round: \([0-9.]*\) ms.*/\1/p' | sort -n | awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 }')
+capacity=$(sed -n 's/.*cache capacity: \([0-9]*\).*/\1/p' "$work/summary.1")
+echo "a cold instance's warm-up (its first round over $users sessions, each read from the store once, $processes instances at once): $warmups ms; later rounds from memory"
 
 echo
 echo "-- 2. memory of cached sessions (one instance, one round)"
@@ -195,6 +201,9 @@ floor_before=$floor_wall
 floor_before_cpu=$floor_cpu
 echo "floor before the storm: $floor_before ms; refresh requests: $((after - before)) (target $users)"
 ratios=()
+storm_refreshes=()
+storm_statements=()
+storm_peaks=()
 for round in $(seq 1 "$storms"); do
     echo
     [ "$storms" -gt 1 ] && echo "storm $round of $storms"
@@ -223,6 +232,11 @@ for round in $(seq 1 "$storms"); do
     check "storm $round: $statements statements (target at most $((6 * users)))" test "$statements" -le $((6 * users))
     storm_cpu=$(cat "$work"/summary.* | sed -n 's/.*cpu: \([0-9]*\) ms.*/\1/p' | paste -sd+ | bc)
     echo "CPU of the $processes instances: $storm_cpu ms, $(echo "scale=3; $storm_cpu / $users" | bc) ms per renewed session"
+    peaks=$(cat "$work"/summary.* | sed -n 's/.*peak resident: \([0-9]*\) KiB.*/\1/p' | awk '{ printf "%s%.1f", (NR > 1 ? ", " : ""), $1 / 1024 }')
+    echo "peak RSS per instance: $peaks MiB (cache capacity $capacity sessions)"
+    storm_refreshes+=("$((after - before))")
+    storm_statements+=("$(echo "scale=2; $statements / $users" | bc)")
+    storm_peaks+=("$peaks")
     echo
     settle
     before=$(refreshes)
@@ -237,9 +251,10 @@ for round in $(seq 1 "$storms"); do
     floor_before=$floor_wall
     floor_before_cpu=$floor_cpu
 done
+median_ratio=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 if [ "$storms" -gt 1 ]; then
     echo
-    echo "storm / floor over $storms storms: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') (target at most 1.5)"
+    echo "storm / floor over $storms storms: ${ratios[*]}; median $median_ratio (target at most 1.5)"
 fi
 
 echo
@@ -267,6 +282,11 @@ else
     echo "skipped: needs the cluster this script starts (unset SESSIONKIT_POSTGRES_URL)"
     check "PostgreSQL hung: skipped" false
 fi
+
+echo
+echo "== size $users × $processes instances: refresh requests per storm ${storm_refreshes[*]} (target $users each);" \
+    "statements per renewed session ${storm_statements[*]}; storm / floor ${ratios[*]} (median $median_ratio);" \
+    "peak RSS per instance (MiB) ${storm_peaks[*]}, cache capacity $capacity; a cold instance's first round $warmups ms"
 
 if [ "${CHECK:-0}" = 1 ]; then
     echo
