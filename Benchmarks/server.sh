@@ -48,6 +48,10 @@ users=${USERS:-10000}
 processes=${PROCESSES:-4}
 concurrency=${CONCURRENCY:-100}
 storms=${STORMS:-3}
+# SessionDirectory's default capacity, which sessionkit-directory-load's instances keep (checked against what they
+# print): what a phase that serves from memory can hold.
+capacity=10000
+held_users=$((users < capacity ? users : capacity))
 umask 077
 
 read -ra build_flags <<<"${BUILD_FLAGS:-}"
@@ -101,7 +105,7 @@ milliseconds() { date +%s%3N; }
 # used again later with `use NAME`.
 fleet() {
     export LOAD_SERVICE=bench.$(date +%s%N) LOAD_IDS_FILE=$work/ids.${2:-$1}
-    LOAD_CREATE=$users LOAD_EXPIRED=$1 LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load"
+    LOAD_CREATE=${fleet_size:-$users} LOAD_EXPIRED=$1 LOAD_CONCURRENCY=32 "$bin/sessionkit-directory-load"
     echo "$LOAD_SERVICE" >"$work/service.${2:-$1}"
 }
 use() { export LOAD_SERVICE=$(cat "$work/service.$1") LOAD_IDS_FILE=$work/ids.$1; }
@@ -155,8 +159,8 @@ instances() {
 
 echo "== sessionkit-server benchmarks: $users users, $processes instances, $(nproc) cores, commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "-- 1. credentials() on valid sessions (3 rounds; figures of the last)"
-fleet 0
+echo "-- 1. credentials() on $held_users valid sessions (3 rounds; figures of the last; at most the cache's capacity)"
+fleet_size=$held_users fleet 0
 instances LOAD_ROUNDS=3
 cat "$work"/summary.*
 errors=$(cat "$work"/out.* | grep -c ' error ' || true)
@@ -165,21 +169,23 @@ last_statements=$(cat "$work"/summary.* | sed -n 's/.*statements: \([0-9]*\).*/\
 check "valid sessions: $errors errors (target 0)" test "$errors" -eq 0
 check "valid sessions: $last_statements statements in the last round (target 0)" test "$last_statements" -eq 0
 warmups=$(cat "$work"/summary.* | sed -n 's/.*first round: \([0-9.]*\) ms.*/\1/p' | sort -n | awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 }')
-capacity=$(sed -n 's/.*cache capacity: \([0-9]*\).*/\1/p' "$work/summary.1")
-echo "a cold instance's warm-up (its first round over $users sessions, each read from the store once, $processes instances at once): $warmups ms; later rounds from memory"
+printed_capacity=$(sed -n 's/.*cache capacity: \([0-9]*\).*/\1/p' "$work/summary.1")
+check "the instances' cache capacity is $printed_capacity (this script assumes $capacity)" test "$printed_capacity" = "$capacity"
+echo "a cold instance's warm-up (its first round over $held_users sessions, each read from the store once, $processes instances at once): $warmups ms; later rounds from memory"
 
 echo
 echo "-- 2. memory of cached sessions (one instance, one round)"
 LOAD_CONCURRENCY=$concurrency "$bin/sessionkit-directory-load" >/dev/null 2>"$work/memory"
 cat "$work/memory"
-python3 - "$work/memory" "$users" <<'PY'
+python3 - "$work/memory" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 before = int(re.search(r"resident before: (\d+) KiB", text)[1])
 after = int(re.search(r"resident after: (\d+) KiB", text)[1])
-users = int(sys.argv[2])
-print(f"cached sessions: {users}; resident growth: {(after - before) / 1024:.1f} MiB, "
-      f"{(after - before) * 1024 / users:.0f} bytes per session, {(after - before) * 10000 / users / 1024:.1f} MiB per 10,000")
+# The sessions the instance holds at the end: all of them, or as many as its cache holds.
+cached = int(re.search(r"cached: (\d+)", text)[1])
+print(f"cached sessions: {cached}; resident growth: {(after - before) / 1024:.1f} MiB, "
+      f"{(after - before) * 1024 / cached:.0f} bytes per session, {(after - before) * 10000 / cached / 1024:.1f} MiB per 10,000")
 PY
 
 echo
@@ -258,10 +264,11 @@ if [ "$storms" -gt 1 ]; then
 fi
 
 echo
-echo "-- 5. credentials() on $users valid sessions while PostgreSQL is hung (SIGSTOP)"
+# Only what memory holds rides out a hung database: at most the cache's capacity of sessions.
+echo "-- 5. credentials() on $held_users valid sessions while PostgreSQL is hung (SIGSTOP)"
 cluster=$(cat .postgres/dir 2>/dev/null || true)
 if [ "$started_postgres" = 1 ] && [ -f "$cluster/data/postmaster.pid" ]; then
-    fleet 0
+    fleet_size=$held_users fleet 0
     rm -f "$work/hold"
     LOAD_ROUNDS=2 LOAD_HOLD_FILE=$work/hold "$bin/sessionkit-directory-load" >"$work/held.out" 2>"$work/held.summary" &
     held=$!
@@ -276,8 +283,8 @@ if [ "$started_postgres" = 1 ] && [ -f "$cluster/data/postmaster.pid" ]; then
     kill -CONT $frozen
     held_line=$(grep 'held round' "$work/held.summary" || echo "held round: none")
     echo "$held_line"
-    check "PostgreSQL hung: $held_line (target: $users calls, 0 errors, 0 statements)" \
-        grep -q "calls: $users, errors: 0, .*statements: 0\$" <<<"$held_line"
+    check "PostgreSQL hung: $held_line (target: $held_users calls, 0 errors, 0 statements)" \
+        grep -q "calls: $held_users, errors: 0, .*statements: 0\$" <<<"$held_line"
 else
     echo "skipped: needs the cluster this script starts (unset SESSIONKIT_POSTGRES_URL)"
     check "PostgreSQL hung: skipped" false
