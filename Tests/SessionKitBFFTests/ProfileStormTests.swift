@@ -1,12 +1,15 @@
 import AuthEmulator
+import Crypto
 import Foundation
 import NIOHTTP1
+import SecureStore
 import SessionKitBFF
+import SessionKitPostgres
 import SessionKitTesting
 import Testing
 
 /// The profile routes on two instances sharing one PostgreSQL database: a storm of profile reads on both costs the
-/// provider one client-credentials request, the back end's token shared through the store.
+/// provider one client-credentials request, the back end's token shared through the store, sealed there.
 @Suite("Profile through the back end", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct ProfileStormTests {
     @Test("two instances, a hundred concurrent profile reads: one client_credentials request in all")
@@ -44,6 +47,14 @@ struct ProfileStormTests {
                 let read = try await browser.get(first.at("/auth/profile"))
                 #expect((read.json["user_metadata"] as? [String: Any])?["theme"] as? String == "light")
                 #expect(try await emulator.controls.requestCounts()[AuthEmulator.GrantType.clientCredentials] == 1)
+
+                // The token is shared through the store, sealed with the deployment's key: unreadable without it.
+                let store = try await deployment.store()
+                let key = try #require(try await store.keys().first { $0.hasPrefix("sessionkit.client-credentials.") })
+                let item = try #require(try await store.data(forKey: key))
+                #expect(String(decoding: item, as: UTF8.self).contains("access_token"))
+                let stranger = try await deployment.store(sealedWith: SymmetricKey(size: .bits256))
+                await #expect(throws: SecureStoreError.self) { try await stranger.data(forKey: key) }
             } catch {
                 Issue.record(error)
             }
