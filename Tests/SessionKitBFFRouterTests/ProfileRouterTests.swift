@@ -151,6 +151,28 @@ struct ProfileRouterTests {
         }
     }
 
+    @Test("a token the Management API refuses (401) is replaced once, and the read succeeds")
+    func refusedTokenReplaced() async throws {
+        try await Self.withProfile { emulator, app in
+            let browser = app.browser()
+            #expect(try await browser.signIn().status == 303)
+            #expect(try await browser.get("/auth/profile").status == 200)
+            try await emulator.controls.resetRequestCounts()
+            try await emulator.controls.inject(
+                AuthEmulator.Fault(action: .status, status: 401, count: 1), into: .management)
+            let page = try await browser.get("/auth/profile")
+            #expect(page.status == 200, "\(page.text)")
+            let counts = try await emulator.controls.requestCounts()
+            #expect(counts[AuthEmulator.GrantType.clientCredentials] == 1, "a new token after the refusal")
+            #expect(counts[AuthEmulator.Endpoint.management] == 2)
+            try await emulator.controls.inject(.status(401), into: .management)
+            let refused = try await browser.get("/auth/profile")
+            #expect(refused.status == 500, "refused again with a new token: the configuration's to fix")
+            #expect(refused.json["error"] as? String == "profile_not_configured")
+            #expect(refused.setCookies.isEmpty)
+        }
+    }
+
     @Test("a client without a client grant on the Management API: 500 that says so, the session kept")
     func missingClientGrant() async throws {
         let configuration = RouterBFF.emulatorConfiguration {

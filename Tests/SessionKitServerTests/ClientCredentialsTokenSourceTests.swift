@@ -107,6 +107,23 @@ struct ClientCredentialsTokenSourceTests {
         }
     }
 
+    @Test("a public client cannot ask: a configuration error, no request sent")
+    func publicClient() async throws {
+        try await LiveEmulator.with { emulator in
+            let source = ClientCredentialsTokenSource(
+                provider: ProviderClient(configuration: try emulator.providerConfiguration()),
+                audience: emulator.managementAudience)
+            do throws(SessionKitError) {
+                _ = try await source.token()
+                Issue.record("a public client got a client-credentials token")
+            } catch {
+                #expect(error.code == .invalidConfiguration)
+            }
+            let counts = try await emulator.controls.requestCounts()
+            #expect(counts[AuthEmulator.Endpoint.token] == 0)
+        }
+    }
+
     @Test("errors and descriptions hold no secret")
     func noSecrets() async throws {
         try await LiveEmulator.with { emulator in
