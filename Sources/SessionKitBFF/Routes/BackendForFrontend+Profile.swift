@@ -131,8 +131,3 @@ extension BackendForFrontend {
                 + "configuration and logs.")
     }
 }
-
-/// An answer decided on the way to a route's work, carried where a `Result` needs an `Error`.
-struct RouteAnswer: Error {
-    let response: Response
-}
