@@ -40,6 +40,12 @@ struct ExampleOptions: ParsableArguments {
     @Option(help: "The store's service name: instances of one app share it.") var service = "sessionkit-bff"
     @Option(name: .customLong("min-token-ttl"), help: "Seconds an access token must still be valid when forwarded.")
     var minTokenTTL: Double = 30
+    @Option(
+        name: .customLong("profile-keys"),
+        help: ArgumentHelp(
+            "Adds /auth/profile and /auth/profile/metadata, letting users change these user_metadata keys "
+                + "(comma-separated, such as theme,language); the client needs a client grant on the Management API."))
+    var profileKeys: String?
 
     /// What the flags resolve to.
     struct Settings {
@@ -64,8 +70,11 @@ struct ExampleOptions: ParsableArguments {
         guard let upstreamURL = URL(string: upstream ?? issuer) else {
             throw ValidationError("--upstream is not a URL")
         }
-        let bff = try BackendForFrontend.Configuration(
+        var bff = try BackendForFrontend.Configuration(
             publicURL: publicURL, upstream: upstreamURL, minimumTokenLifetime: minTokenTTL)
+        bff.profile = profileKeys.map { keys in
+            .init(editableMetadataKeys: Set(keys.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }))
+        }
         return Settings(
             provider: provider, bff: bff, databaseURL: store == .postgres ? try database() : nil,
             sealingKey: try SealingKeyFile.load(sealingKeyFile),

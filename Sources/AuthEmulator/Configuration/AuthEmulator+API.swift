@@ -26,7 +26,10 @@ extension AuthEmulator {
         /// The seeded second API, with `read:payments` and `pay`; the seeded clients' refresh tokens reach it.
         public static let payments = API(identifier: paymentsIdentifier, scopes: ["read:payments", "pay"])
 
-        /// The Management API scopes the emulator grants when requested.
+        /// The Management API scopes the emulator grants a signed-in user's token when requested: their own user.
         public static let managementScopes = ["read:current_user", "update:current_user_metadata"]
+
+        /// The Management API scopes a client-credentials token may carry, through a ``ClientGrant``: every user.
+        public static let managementClientScopes = ["read:users", "update:users"]
     }
 }

@@ -29,6 +29,9 @@ extension AuthEmulator {
         /// The other APIs its refresh tokens may get access tokens for (Auth0's Multi-Resource Refresh Token);
         /// empty (the default) allows only the sign-in's own audience.
         public var refreshTokenPolicies: [RefreshTokenPolicy]
+        /// The APIs it may get client-credentials tokens for, and with which scopes (Auth0's client grants); the
+        /// Management API only through one. Empty by default.
+        public var clientGrants: [ClientGrant]
 
         /// Creates a client.
         public init(
@@ -40,7 +43,8 @@ extension AuthEmulator {
             signsIDTokensWithSecret: Bool = false,
             postLogoutRedirectURIs: [String] = [],
             backchannelLogoutURI: String? = nil,
-            refreshTokenPolicies: [RefreshTokenPolicy] = []
+            refreshTokenPolicies: [RefreshTokenPolicy] = [],
+            clientGrants: [ClientGrant] = []
         ) {
             self.id = id
             self.name = name
@@ -51,6 +55,7 @@ extension AuthEmulator {
             self.postLogoutRedirectURIs = postLogoutRedirectURIs
             self.backchannelLogoutURI = backchannelLogoutURI
             self.refreshTokenPolicies = refreshTokenPolicies
+            self.clientGrants = clientGrants
         }
 
         /// Whether the client is public (has no secret).
@@ -64,7 +69,7 @@ extension AuthEmulator {
 
         private enum CodingKeys: String, CodingKey {
             case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
-            case backchannelLogoutURI, refreshTokenPolicies
+            case backchannelLogoutURI, refreshTokenPolicies, clientGrants
         }
 
         /// Decodes a client; only `id` is required.
@@ -80,6 +85,7 @@ extension AuthEmulator {
             self.backchannelLogoutURI = try c.decodeIfPresent(String.self, forKey: .backchannelLogoutURI)
             self.refreshTokenPolicies =
                 try c.decodeIfPresent([RefreshTokenPolicy].self, forKey: .refreshTokenPolicies) ?? []
+            self.clientGrants = try c.decodeIfPresent([ClientGrant].self, forKey: .clientGrants) ?? []
         }
     }
 }
@@ -103,7 +109,8 @@ extension AuthEmulator.Client {
         refreshTokenPolicies: [.init(.demo), .init(.payments)]
     )
 
-    /// The seeded confidential client: a secret, every grant including client credentials.
+    /// The seeded confidential client: a secret, every grant including client credentials, and a client grant on
+    /// the Management API (``AuthEmulator/ClientGrant/managementUsers``) for a back end's profile routes.
     public static let confidential = AuthEmulator.Client(
         id: confidentialID,
         name: "SessionKit Backend",
@@ -113,6 +120,7 @@ extension AuthEmulator.Client {
         redirectURIs: ["http://127.0.0.1/callback", "http://127.0.0.1/auth/callback"],
         // The BFF's home page on any loopback port, where `/oidc/logout` returns the browser.
         postLogoutRedirectURIs: ["http://127.0.0.1/"],
-        refreshTokenPolicies: [.init(.demo), .init(.payments)]
+        refreshTokenPolicies: [.init(.demo), .init(.payments)],
+        clientGrants: [.managementUsers]
     )
 }

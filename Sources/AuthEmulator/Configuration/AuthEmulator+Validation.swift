@@ -39,6 +39,22 @@ extension AuthEmulator.Configuration {
                 throw fail("client \(client.id): backchannelLogoutURI must be an absolute http or https URL")
             }
         }
+        for client in clients {
+            for grant in client.clientGrants {
+                let defined =
+                    grant.audience.map { audience in apis.first { $0.identifier == audience }?.scopes }
+                    ?? AuthEmulator.API.managementClientScopes
+                guard let defined else {
+                    throw fail(
+                        "client \(client.id): its client grant names \(grant.audience ?? ""), which is not an API")
+                }
+                if let unknown = grant.scopes.first(where: { !defined.contains($0) }) {
+                    throw fail(
+                        "client \(client.id): its client grant for \(grant.audience ?? "the Management API") gives "
+                            + "\(unknown), which that API does not define (\(defined.joined(separator: " ")))")
+                }
+            }
+        }
         if !backchannelLogoutTimeout.isFinite || backchannelLogoutTimeout <= 0 || backchannelLogoutTimeout > 600 {
             throw fail("backchannelLogoutTimeout must be more than 0 and at most 600 seconds")
         }

@@ -1,5 +1,6 @@
 extension Grants {
-    /// `client_credentials`: confidential clients only, for an API audience; no ID or refresh token.
+    /// `client_credentials`: confidential clients only, for an API audience (the Management API through a client
+    /// grant only); no ID or refresh token.
     func clientCredentials(_ p: RequestParameters) async throws(OAuthError) -> TokenResponse {
         guard !client.isPublic else {
             throw OAuthError(.unauthorizedClient, "Grant type 'client_credentials' requires a confidential client.")
@@ -10,7 +11,7 @@ extension Grants {
                 "No audience parameter was provided, and no default audience has been configured"
             )
         }
-        let scopes = core.scopes.clientGrant(requested: p["scope"], audience: audience)
+        let scopes = try core.scopes.clientGrant(requested: p["scope"], audience: audience, client: client)
         let grant = await core.state.createGrant(
             userID: nil,
             clientID: client.id,

@@ -4,7 +4,9 @@ import HummingbirdAnswers
 import JWTKit
 import SessionKitSupport
 
-/// The Management API subset a signed-in user may call on themself: `GET` and `PATCH /api/v2/users/{id}`.
+/// The Management API subset for one user: `GET` and `PATCH /api/v2/users/{id}`, called by a signed-in user on
+/// themself (`read:current_user`, `update:current_user_metadata`) or by a back end with a client-credentials token
+/// on any user (`read:users`, `update:users`).
 struct ManagementEndpoints: Sendable {
     let core: EmulatorCore
     /// The largest `user_metadata` Auth0 accepts (16 KB of JSON).
@@ -13,7 +15,8 @@ struct ManagementEndpoints: Sendable {
     func register(on router: Router<EmulatorRequestContext>) {
         router.get("api/v2/users/:id") { request, context -> Response in
             do throws(ManagementError) {
-                let user = try await authorize(request, context: context, scope: "read:current_user")
+                let user = try await authorize(
+                    request, context: context, ownScope: "read:current_user", clientScope: "read:users")
                 let query = RequestParameters.query(of: request)
                 let body = try UserRepresentation.filter(
                     UserRepresentation.json(user),
@@ -28,7 +31,8 @@ struct ManagementEndpoints: Sendable {
         router.patch("api/v2/users/:id") { request, context -> Response in
             var request = request
             do throws(ManagementError) {
-                let user = try await authorize(request, context: context, scope: "update:current_user_metadata")
+                let user = try await authorize(
+                    request, context: context, ownScope: "update:current_user_metadata", clientScope: "update:users")
                 let patch = try await metadataPatch(&request)
                 let merged = UserRepresentation.merge(patch, into: user.userMetadata)
                 try Self.checkSize(merged)
@@ -42,11 +46,13 @@ struct ManagementEndpoints: Sendable {
         }
     }
 
-    /// Checks the Bearer token: valid, for the Management API, with `scope`, and for the path's own user.
+    /// Checks the Bearer token: valid and for the Management API; a client-credentials token with `clientScope`
+    /// (any user), or a user's token with `ownScope` for the path's own user.
     private func authorize(
         _ request: Request,
         context: EmulatorRequestContext,
-        scope: String
+        ownScope: String,
+        clientScope: String
     ) async throws(ManagementError) -> AuthEmulator.User {
         let claims: AccessTokenClaims
         do {
@@ -57,12 +63,16 @@ struct ManagementEndpoints: Sendable {
             throw .invalidToken
         }
         guard claims.aud.value.contains(core.managementAudience) else { throw .invalidToken }
-        guard claims.scopes.contains(scope) else { throw .insufficientScope(scope) }
         let raw = context.parameters.get("id") ?? ""
         let id = raw.contains("%") ? (raw.removingPercentEncoding ?? raw) : raw
-        guard id == claims.sub else {
-            throw ManagementError(
-                status: .forbidden, message: "You may only access your own user.", errorCode: "insufficient_scope")
+        if claims.gty == "client-credentials" {
+            guard claims.scopes.contains(clientScope) else { throw .insufficientScope(clientScope) }
+        } else {
+            guard claims.scopes.contains(ownScope) else { throw .insufficientScope(ownScope) }
+            guard id == claims.sub else {
+                throw ManagementError(
+                    status: .forbidden, message: "You may only access your own user.", errorCode: "insufficient_scope")
+            }
         }
         guard let user = await core.state.user(id: id) else { throw .userNotFound }
         return user

@@ -46,11 +46,24 @@ struct ScopePolicy: Sendable {
         return Self.unique(requestedList.filter { allowed.contains($0) })
     }
 
-    /// The granted scopes for client credentials: requested API scopes, or all of them when none are named.
-    func clientGrant(requested: String?, audience: String) -> [String] {
-        let defined = apiScopes(for: audience)
-        guard let requestedList = Self.split(requested) else { return defined }
-        return Self.unique(requestedList.filter { defined.contains($0) })
+    /// The granted scopes for client credentials: the requested scopes the client may have for `audience`, or
+    /// all of them when none are named. The Management API needs a client grant (as in Auth0), and gives its
+    /// machine-to-machine scopes; another API gives its scopes, or the client grant's share of them.
+    func clientGrant(requested: String?, audience: String, client: AuthEmulator.Client) throws(OAuthError)
+        -> [String]
+    {
+        let isManagement = audience == managementAudience
+        let grant = client.clientGrants.first { ($0.audience ?? managementAudience) == audience }
+        let defined = isManagement ? AuthEmulator.API.managementClientScopes : apiScopes(for: audience)
+        if isManagement && grant == nil {
+            throw OAuthError(
+                .accessDenied,
+                "Client is not authorized to access \"\(audience)\". You need to create a \"client-grant\" "
+                    + "associated to this API.")
+        }
+        let allowed = grant.map { grant in defined.filter { grant.scopes.contains($0) } } ?? defined
+        guard let requestedList = Self.split(requested) else { return allowed }
+        return Self.unique(requestedList.filter { allowed.contains($0) })
     }
 
     /// Splits a space-separated scope string; `nil` when absent or blank.

@@ -63,6 +63,9 @@ extension BackendForFrontend {
         /// Other APIs the front end calls through this back end, each at its own path with an access token for
         /// its own audience from the same sign-in; empty by default.
         public var remoteAPIs: [RemoteAPI] = []
+        /// The profile routes (`GET /auth/profile`, `PATCH /auth/profile/metadata`), and which `user_metadata` keys
+        /// they let a user change; `nil` (the default): no profile routes.
+        public var profile: ProfileRoutes?
 
         /// Creates a configuration.
         ///

@@ -21,6 +21,10 @@ import Tracing
 /// - `GET /auth/callback`: exchanges the code (as a confidential client), validates the ID token, creates a
 ///   session under a new random id, sets the sealed session cookie and redirects to `return_to` or `/`.
 /// - `GET /auth/me`: `{"signed_in", "sub", "name", "email", "expires_at", "session_expires_at"}`, or 401.
+/// - `GET /auth/profile`, with ``Configuration/profile``: the signed-in user's profile and `user_metadata`, read
+///   through Auth0's Management API with the back end's own client-credentials token; or 401.
+/// - `PATCH /auth/profile/metadata`, with ``Configuration/profile``: merges a JSON object of the allowed keys
+///   (``ProfileRoutes/editableMetadataKeys``) into the user's `user_metadata`; checked for forgery as logout is.
 /// - `POST /auth/logout`: revokes at the provider, deletes the session on every instance, clears the cookie, and
 ///   sends the browser to the provider's end-session endpoint (`logout_url` in the JSON answer, or a redirect
 ///   for a form post).
@@ -59,6 +63,8 @@ public final class BackendForFrontend: Sendable {
     let authRoutes: String
     /// Where the forwarding routes are mounted.
     let forwardingMounts: [String]
+    /// The Management API client of the profile routes, with the back end's own token; `nil` without them.
+    let management: UserManagementClient?
 
     /// Creates a back end for front ends over `sessions`, whose provider must be configured as a confidential
     /// client (a client secret) with the callback URL ``Configuration/callbackURL`` registered (and
@@ -114,6 +120,15 @@ public final class BackendForFrontend: Sendable {
         }
         self.authRoutes = configuration.prefix + "/auth/"
         self.forwardingMounts = ([sessionAPI].compactMap { $0 } + remoteAPIs).map(\.mount)
+        self.management = configuration.profile.map { profile in
+            let provider = sessions.provider
+            let tokens = ClientCredentialsTokenSource(
+                provider: provider,
+                audience: profile.managementAudience
+                    ?? provider.configuration.issuer.appendingPathComponent("api/v2/").absoluteString,
+                scope: profile.scope, store: sessions.store)
+            return UserManagementClient(tokens: tokens, provider: provider, baseURL: profile.managementBaseURL)
+        }
         self.headersNotForwarded = HopByHopHeaders.removedUpstream.union([configuration.antiForgeryHeader.lowercased()])
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow

@@ -5,7 +5,8 @@ import SessionKit
 extension BackendForFrontend {
     /// Adds the sign-in, session, logout and forwarding routes to `router`, under ``Configuration/prefix``.
     ///
-    /// The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set, and one
+    /// The profile routes (`<prefix>/auth/profile`, `<prefix>/auth/profile/metadata`) are added only when
+    /// ``Configuration/profile`` is set. The forwarding route `<prefix>/api/**` is added only when ``Configuration/upstream`` is set, and one
     /// `<prefix><path>/**` for each of ``Configuration/remoteAPIs``; they answer every method. The routes read the
     /// session cookie themselves: they need no middleware.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
@@ -14,6 +15,10 @@ extension BackendForFrontend {
         group.get("auth/callback") { request, _ in await self.callback(request) }
         group.get("auth/me") { request, _ in await self.me(request) }
         group.post("auth/logout") { request, _ in await self.logout(request) }
+        if management != nil {
+            group.get("auth/profile") { request, _ in await self.profile(request) }
+            group.patch("auth/profile/metadata") { request, _ in await self.patchProfileMetadata(request) }
+        }
         group.post("auth/backchannel-logout") { request, _ in await self.backChannelLogout(request) }
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
         for target in [sessionAPI].compactMap({ $0 }) + remoteAPIs {
