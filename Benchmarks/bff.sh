@@ -7,7 +7,7 @@
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
 #                                        LIFETIME (s, access tokens; 120, or 8 x DURATION + 40 when longer),
 #                                        BIN (.build/release), STORM=0 (no storm), PIN=1 (the tiers on their
-#                                        own cores, see below)
+#                                        own cores, see below), UPSTREAM=nginx (see below)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without a token,
 #    with one bearer token, and with the next of USERS tokens on every request (picked in Lua, as the forwarded run
@@ -17,6 +17,11 @@
 #    direct pair.
 # 2. A renewal storm: once every access token has expired (they live LIFETIME s), every user's GET /api/userinfo on both
 #    instances at once; the emulator counts the refresh requests (exactly one per user is the claim).
+#
+# UPSTREAM=nginx: the upstream is nginx serving a small static file (Debian's `nginx`; installed when missing), which
+# costs almost nothing per request, so that the BFF is the bottleneck and its own CPU per forwarded request shows
+# (issue 46's "half the CPU per forwarded request"). The direct runs then ask nginx for the file, the forwarded ones
+# /api/<file> through the instances, and "emulator" in the CPU line is nginx's (its workers').
 #
 # PIN=1 stands in for separate machines on this one: the upstream and the load generators (the emulator and
 # both wrk processes) run on CPU 0, the two BFF instances on CPU 1, so that the BFF's own work does not take
@@ -47,7 +52,10 @@ database=${SESSIONKIT_POSTGRES_URL:-$(cat .postgres/url 2>/dev/null || true)}
 
 work=$(mktemp -d)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work" ${nginx_dir:+"$nginx_dir"}
+}
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { # URL: until it answers at all
@@ -61,6 +69,9 @@ PY
     echo "$1 did not answer" >&2; exit 1
 }
 
+if [ "${UPSTREAM:-emulator}" = nginx ] && ! command -v nginx >/dev/null; then
+    apt-get install -y -q nginx >/dev/null || { echo "nginx is missing: apt-get install nginx" >&2; exit 1; }
+fi
 emulator_port=$(free_port)
 issuer="http://127.0.0.1:$emulator_port"
 echo "{\"lifetimes\": {\"accessToken\": $lifetime}}" > "$work/emulator.json"
@@ -72,15 +83,61 @@ wait_for "$issuer/.well-known/openid-configuration"
 python3 -c 'import secrets; print(secrets.token_hex(32))' > "$work/key"
 printf %s sessionkit-backend-demo-secret-not-for-production > "$work/secret"
 chmod 600 "$work/key" "$work/secret"
+# The upstream the instances forward /api to, and the path the runs ask for: the emulator's key set by default.
+upstream=$issuer
+path=.well-known/jwks.json
+if [ "${UPSTREAM:-emulator}" = nginx ]; then
+    nginx_port=$(free_port)
+    # A folder of its own, readable by nginx's unprivileged worker; $work (the keys) stays private.
+    nginx_dir=$(mktemp -d)
+    chmod 755 "$nginx_dir"
+    mkdir -p "$nginx_dir/www" "$nginx_dir/tmp"
+    # About the size of the emulator's key set, so that both upstreams send alike.
+    head -c 1200 /dev/zero | tr '\0' x | sed 's/^/{"static": "/; s/$/"}/' > "$nginx_dir/www/static.json"
+    cat > "$nginx_dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $nginx_dir/nginx.pid;
+error_log $nginx_dir/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $nginx_dir/tmp;
+    proxy_temp_path $nginx_dir/tmp;
+    fastcgi_temp_path $nginx_dir/tmp;
+    uwsgi_temp_path $nginx_dir/tmp;
+    scgi_temp_path $nginx_dir/tmp;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $nginx_dir/www;
+        default_type application/json;
+    }
+}
+CONF
+    chmod -R a+rX "$nginx_dir"
+    "${upstream_cpus[@]}" nginx -c "$nginx_dir/nginx.conf" -e "$nginx_dir/error.log" >/dev/null 2>&1 &
+    nginx_pid=$!
+    upstream="http://127.0.0.1:$nginx_port"
+    path=static.json
+    wait_for "$upstream/$path"
+fi
 a_port=$(free_port)
 b_port=$(free_port)
 for port in "$a_port" "$b_port"; do
     "${bff_cpus[@]}" "$bin/sessionkit-bff" --port "$port" --public-url "http://127.0.0.1:$a_port" --issuer "$issuer/" \
+        --upstream "$upstream" \
         --client-secret-file "$work/secret" --database-url "$database" --sealing-key-file "$work/key" \
         --service "bench.bff.$$" --min-token-ttl 5 > "$work/bff-$port.log" 2>&1 &
     pids+=($!)
     wait_for "http://127.0.0.1:$port/auth/me"
 done
+# The processes whose CPU is the upstream's: the emulator, or nginx's master and worker.
+upstream_pids=${pids[0]}
+if [ -n "${nginx_pid:-}" ]; then
+    pids+=("$nginx_pid")
+    upstream_pids="$nginx_pid $(pgrep -P "$nginx_pid" | tr '\n' ' ')"
+fi
 a="http://127.0.0.1:$a_port"
 b="http://127.0.0.1:$b_port"
 
@@ -126,7 +183,7 @@ PY
 run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the instances spent per request
     local label=$1 first=$2 second=$3 script=${4:-}
     local emulator_before bff_before
-    emulator_before=$(cpu_ticks "${pids[0]}")
+    emulator_before=$(cpu_ticks $upstream_pids)
     bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
     # The load generators' CPU: this shell's waited-for children (the two wrk processes, and the few short helpers).
     local wrk_before
@@ -139,7 +196,7 @@ run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the 
     local wrk_after
     wrk_after=$(awk '{print $16 + $17}' /proc/$$/stat)
     summary "$label" "$work/$label-1" "$work/$label-2"
-    python3 - "$(cpu_ticks "${pids[0]}")" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
+    python3 - "$(cpu_ticks $upstream_pids)" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
         "$(getconf CLK_TCK)" "$wrk_after" "$wrk_before" "$work/$label-1" "$work/$label-2" <<'PY'
 import re, sys
 emulator, emulator0, bff, bff0, tick, wrk, wrk0 = (int(x) for x in sys.argv[1:8])
@@ -167,13 +224,13 @@ echo "wrk.headers[\"Authorization\"] = \"Bearer $(head -n 1 "$work/tokens")\"" >
 # same work per request in both (on 2026-11-26, 10 us of wrk's CPU per direct-tokens request against 9 us static;
 # 15 us when the script formatted every request anew).
 rotating_script "$work/tokens" '{["Authorization"] = "Bearer " .. value}' >"$work/tokens.lua"
-run_pair direct "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
-run_pair direct-bearer "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
-run_pair direct-tokens "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/tokens.lua"
-run_pair bff "$a/api/.well-known/jwks.json" "$b/api/.well-known/jwks.json" "$work/users.lua"
-run_pair direct-tokens-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/tokens.lua"
-run_pair direct-bearer-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json" "$work/bearer.lua"
-run_pair direct-again "$issuer/.well-known/jwks.json" "$issuer/.well-known/jwks.json"
+run_pair direct "$upstream/$path" "$upstream/$path"
+run_pair direct-bearer "$upstream/$path" "$upstream/$path" "$work/bearer.lua"
+run_pair direct-tokens "$upstream/$path" "$upstream/$path" "$work/tokens.lua"
+run_pair bff "$a/api/$path" "$b/api/$path" "$work/users.lua"
+run_pair direct-tokens-again "$upstream/$path" "$upstream/$path" "$work/tokens.lua"
+run_pair direct-bearer-again "$upstream/$path" "$upstream/$path" "$work/bearer.lua"
+run_pair direct-again "$upstream/$path" "$upstream/$path"
 python3 - "$work" <<'PY'
 import re, sys
 def rps(label):
@@ -184,7 +241,8 @@ for base in ("direct", "direct-bearer", "direct-tokens"):
     print(f"forwarded / {base} (mean of the runs before and after): {bff / mean * 100:.0f}%")
 PY
 
-[ "${STORM:-1}" = 1 ] || exit 0
+# The storm renews through /api/userinfo, which only the emulator serves.
+[ "${STORM:-$([ "${UPSTREAM:-emulator}" = nginx ] && echo 0 || echo 1)}" = 1 ] || exit 0
 # Every access token was issued after seeded_at and lives $lifetime s; the instances renew 5 s before expiry.
 wait_until=$((seeded_at + lifetime))
 now=$(date +%s)
