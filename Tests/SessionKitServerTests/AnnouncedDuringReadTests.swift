@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import SessionKitTestSupport
 import Testing
 
 @testable import SessionKit
@@ -15,7 +16,7 @@ import Testing
 struct AnnouncedDuringReadTests {
     /// A store whose leasing read answers with what it saw when asked, once the test lets it go: a read in flight
     /// while another instance's renewal is written and announced.
-    final class HeldReadStore: VersionedSecureStore {
+    final class HeldReadStore: VersionedSecureStore, ForwardingStore {
         let base: MemoryVersionedStore
         /// Yields once a leasing read has taken its answer.
         let asked = AsyncStream<Void>.makeStream()
@@ -24,27 +25,6 @@ struct AnnouncedDuringReadTests {
 
         init(base: MemoryVersionedStore) { self.base = base }
 
-        var service: String { base.service }
-        func data(forKey key: String) async throws(SecureStoreError) -> Data? { try await base.data(forKey: key) }
-        func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
-            try await base.setData(data, forKey: key)
-        }
-        func deleteItem(forKey key: String) async throws(SecureStoreError) { try await base.deleteItem(forKey: key) }
-        func deleteAll() async throws(SecureStoreError) { try await base.deleteAll() }
-        func keys() async throws(SecureStoreError) -> [String] { try await base.keys() }
-        nonisolated(nonsending) func update(forKey key: String, _ transform: (Data?) throws -> Data?) async throws
-            -> Data?
-        {
-            try await base.update(forKey: key, transform)
-        }
-        func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem {
-            try await base.versionedData(forKey: key)
-        }
-        func replace(forKey key: String, ifVersion version: UInt64, with data: Data?, dueAt: Date?)
-            async throws(SecureStoreError) -> VersionedWrite
-        {
-            try await base.replace(forKey: key, ifVersion: version, with: data, dueAt: dueAt)
-        }
         func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
             async throws(SecureStoreError) -> LeasedRead
         {

@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKitPostgresTestSupport
+import SessionKitTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing
@@ -17,7 +18,7 @@ import Testing
 struct ContendedWriteTests {
     /// The PostgreSQL store, except that while `contended` every conditional write is refused as one that met a
     /// row changed since its snapshot (`.refused(current: nil)`); counts those and the plain updates.
-    final class ContendedStore: VersionedSecureStore {
+    final class ContendedStore: VersionedSecureStore, ForwardingStore {
         let base: PostgresSessionStore
         let contended = Atomic<Bool>(false)
         let refused = Atomic<Int>(0)
@@ -25,30 +26,11 @@ struct ContendedWriteTests {
 
         init(_ base: PostgresSessionStore) { self.base = base }
 
-        var service: String { base.service }
-        var keepsJournal: Bool { base.keepsJournal }
-
-        func data(forKey key: String) async throws(SecureStoreError) -> Data? { try await base.data(forKey: key) }
-        func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
-            try await base.setData(data, forKey: key)
-        }
-        func deleteItem(forKey key: String) async throws(SecureStoreError) { try await base.deleteItem(forKey: key) }
-        func deleteAll() async throws(SecureStoreError) { try await base.deleteAll() }
-        func keys() async throws(SecureStoreError) -> [String] { try await base.keys() }
         nonisolated(nonsending) func update(forKey key: String, _ transform: (Data?) throws -> Data?) async throws
             -> Data?
         {
             updates.add(1, ordering: .relaxed)
             return try await base.update(forKey: key, transform)
-        }
-        func journalEntry(forKey key: String) async throws(SecureStoreError) -> Data? {
-            try await base.journalEntry(forKey: key)
-        }
-        func setJournalEntry(_ data: Data?, forKey key: String) async throws(SecureStoreError) {
-            try await base.setJournalEntry(data, forKey: key)
-        }
-        func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem {
-            try await base.versionedData(forKey: key)
         }
         func replace(forKey key: String, ifVersion version: UInt64, with data: Data?, dueAt: Date?)
             async throws(SecureStoreError) -> VersionedWrite
@@ -58,11 +40,6 @@ struct ContendedWriteTests {
                 return .refused(current: nil)
             }
             return try await base.replace(forKey: key, ifVersion: version, with: data, dueAt: dueAt)
-        }
-        func leaseIfDue(forKey key: String, dueBy threshold: Date, lease: ItemLease)
-            async throws(SecureStoreError) -> LeasedRead
-        {
-            try await base.leaseIfDue(forKey: key, dueBy: threshold, lease: lease)
         }
     }
 

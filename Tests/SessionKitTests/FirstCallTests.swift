@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitTestSupport
 import SessionKitTesting
 import Synchronization
 import Testing
@@ -13,14 +14,12 @@ import Testing
 struct FirstCallTests {
     /// A store whose reads wait until `open()`; a waiting read fails when its task is cancelled, as a database
     /// call does.
-    final class GatedStore: AsyncSecureStore {
-        private let base: SynchronousStoreAdapter
+    final class GatedStore: ForwardingStore {
+        let base: SynchronousStoreAdapter
         private let state = Mutex((open: false, waiting: [UInt64: CheckedContinuation<Bool, Never>](), next: UInt64(0)))
         let reads = Atomic(0)
 
         init(_ base: any SecureStore) { self.base = SynchronousStoreAdapter(base) }
-
-        var service: String { base.service }
 
         var waitingReads: Int { state.withLock { $0.waiting.count } }
 
@@ -54,18 +53,6 @@ struct FirstCallTests {
             }
             guard opened else { throw SecureStoreError(code: .unavailable, message: "the read was cancelled") }
             return try await base.data(forKey: key)
-        }
-
-        func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
-            try await base.setData(data, forKey: key)
-        }
-        func deleteItem(forKey key: String) async throws(SecureStoreError) { try await base.deleteItem(forKey: key) }
-        func deleteAll() async throws(SecureStoreError) { try await base.deleteAll() }
-        func keys() async throws(SecureStoreError) -> [String] { try await base.keys() }
-        nonisolated(nonsending) func update(forKey key: String, _ transform: (Data?) throws -> Data?) async throws
-            -> Data?
-        {
-            try await base.update(forKey: key, transform)
         }
     }
 
