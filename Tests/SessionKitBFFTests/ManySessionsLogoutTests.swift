@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import NIOHTTP1
 import SessionKit
 import SessionKitServer
 import SessionKitTesting
