@@ -1,4 +1,6 @@
+import CoreMetrics
 public import SessionKit
+import Synchronization
 
 extension SessionDirectory {
     /// How many logouts ``logout(accounts:revoke:maxConcurrent:)`` keeps in flight at once unless told otherwise.
@@ -6,9 +8,10 @@ extension SessionDirectory {
 
     /// Ends the sessions stored under `accounts` (``SessionID/account`` values), each as ``logout(account:revoke:)``
     /// ends one, with up to `maxConcurrent` under way at once: a user with a thousand sessions is signed out in
-    /// the time of a few dozen store writes and revocations, not a thousand in a row. Each session is cleared in the
-    /// store (every instance hears of it) before its refresh token is revoked, and a revocation that fails does not
-    /// keep its session, as with one logout.
+    /// the time of a few dozen store writes, not a thousand in a row. Every session is cleared in the store first
+    /// (every instance hears of it), and only then are the refresh tokens revoked, `maxConcurrent` at a time: the
+    /// sessions end in the time of the writes alone. A revocation that fails does not keep its session, as with one
+    /// logout; the sessions cleared before a store failure still have their tokens revoked.
     ///
     /// - Parameters:
     ///   - accounts: The store accounts of the sessions to end; an account with no session costs one read.
@@ -24,7 +27,7 @@ extension SessionDirectory {
         accounts: some Sequence<String>, revoke: Bool = true, maxConcurrent: Int = defaultLogoutConcurrency
     ) async throws(SessionKitError) -> Int {
         let limit = max(1, maxConcurrent)
-        let outcome = await withTaskGroup(of: Result<Bool, SessionKitError>.self) { group in
+        let outcome = await withTaskGroup(of: Result<Ended, SessionKitError>.self) { group in
             var tally = LogoutTally()
             var inFlight = 0
             for account in accounts {
@@ -33,34 +36,63 @@ extension SessionDirectory {
                     tally.add(result)
                 }
                 guard tally.failure == nil else { break }
-                group.addTask { await self.endOne(account: account, revoke: revoke) }
+                group.addTask { await self.clearOne(account: account) }
                 inFlight += 1
             }
             for await result in group { tally.add(result) }
             return tally
         }
+        if revoke { await revokeAll(outcome.cleared, limit: limit) }
         if let failure = outcome.failure { throw failure }
         return outcome.ended
     }
 
-    /// One logout of a bulk logout, its failure as a value: whether the account held a session.
-    private func endOne(account: String, revoke: Bool) async -> Result<Bool, SessionKitError> {
+    /// A session a bulk logout cleared: its manager and what to revoke.
+    fileprivate struct Ended: Sendable {
+        let manager: SessionManager
+        let session: SessionManager.EndedSession
+    }
+
+    /// The first half of one logout of a bulk logout, its failure as a value.
+    private func clearOne(account: String) async -> Result<Ended, SessionKitError> {
+        let manager =
+            cache.withLock { $0.manager(account: account) }
+            ?? makeManager(account: account)
+        defer { cache.withLock { $0.remove(account: account) } }
         do throws(SessionKitError) {
-            return .success(try await logout(account: account, revoke: revoke).hadSession)
+            let session = try await manager.clearForLogout()
+            if session.hadSession { metrics.ended.increment() }
+            return .success(Ended(manager: manager, session: session))
         } catch {
             return .failure(error)
         }
     }
+
+    /// Revokes the cleared sessions' refresh tokens, `limit` at a time.
+    private func revokeAll(_ cleared: [Ended], limit: Int) async {
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for ended in cleared where ended.session.refreshToken != nil {
+                if inFlight == limit, await group.next() != nil { inFlight -= 1 }
+                group.addTask { _ = await ended.manager.finishLogout(ended.session, revoke: true) }
+                inFlight += 1
+            }
+        }
+    }
 }
 
-/// What the logouts of a bulk logout came to: how many ended a session, and the first failure.
+/// What the clearing half of a bulk logout came to: the sessions cleared, how many held a session, and the first
+/// failure.
 private struct LogoutTally {
+    var cleared: [SessionDirectory.Ended] = []
     var ended = 0
     var failure: SessionKitError?
 
-    mutating func add(_ result: Result<Bool, SessionKitError>) {
+    mutating func add(_ result: Result<SessionDirectory.Ended, SessionKitError>) {
         switch result {
-        case .success(let hadSession): if hadSession { ended += 1 }
+        case .success(let session):
+            if session.session.hadSession { ended += 1 }
+            cleared.append(session)
         case .failure(let error): if failure == nil { failure = error }
         }
     }

@@ -244,7 +244,7 @@ public final class SessionDirectory: Sendable {
     var listening: ChangeListening { fleet.listening }
 
     /// A manager for the session stored under `account`, whose coordinator belongs to the directory's fleet.
-    private func makeManager(account: String) -> SessionManager {
+    func makeManager(account: String) -> SessionManager {
         SessionManager(provider: provider, account: account, clock: clock, policy: policy, logger: logger) {
             [store, versionedStore, fleet] key, held -> any SessionCoordinator in
             if let versionedStore {

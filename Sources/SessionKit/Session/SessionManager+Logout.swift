@@ -21,6 +21,22 @@ extension SessionManager {
     ///   was cleared, so try again.
     @discardableResult
     public func logout(revoke: Bool = true) async throws(SessionKitError) -> LogoutResult {
+        await finishLogout(try await clearForLogout(), revoke: revoke)
+    }
+
+    /// A session ended by ``clearForLogout()``: whether there was one, and the refresh token to revoke.
+    package struct EndedSession: Sendable {
+        /// Whether a session was stored before logout.
+        package let hadSession: Bool
+        /// The refresh token the session held (or the one a renewal left unsaved), to revoke.
+        package let refreshToken: Secret?
+    }
+
+    /// The first half of ``logout(revoke:)``: clears the session, atomically with any renewal under way, and says
+    /// which refresh token to revoke. A caller that ends many sessions at once (a back-channel logout) clears them
+    /// all first and revokes afterwards with ``finishLogout(_:revoke:)``, so that every session ends in the time of
+    /// the store writes alone.
+    package func clearForLogout() async throws(SessionKitError) -> EndedSession {
         var previous: Credentials?
         try await updateRecord { stored in
             previous = stored.credentials
@@ -32,11 +48,16 @@ extension SessionManager {
         // A renewal left unsaved holds the live refresh token: that is the one to revoke.
         if let unsaved = await dropPendingRenewal(), previous != nil { previous = unsaved }
         states.publish(.signedOut)
-        guard revoke, let refreshToken = previous?.refreshToken else {
+        return EndedSession(hadSession: previous != nil, refreshToken: previous?.refreshToken)
+    }
+
+    /// The second half of ``logout(revoke:)``: revokes the ended session's refresh token when `revoke` asks for it.
+    package func finishLogout(_ ended: EndedSession, revoke: Bool) async -> LogoutResult {
+        guard revoke, let refreshToken = ended.refreshToken else {
             let skipped =
-                revoke && previous != nil
+                revoke && ended.hadSession
                 ? SessionKitError(code: .invalidInput, message: "there was no refresh token to revoke") : nil
-            return LogoutResult(hadSession: previous != nil, revoked: false, revocationError: skipped)
+            return LogoutResult(hadSession: ended.hadSession, revoked: false, revocationError: skipped)
         }
         do {
             try await provider.revoke(refreshToken)
