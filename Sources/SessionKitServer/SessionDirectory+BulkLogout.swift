@@ -47,22 +47,28 @@ extension SessionDirectory {
         return outcome.ended
     }
 
-    /// A session a bulk logout cleared: its manager and what to revoke.
-    fileprivate struct Ended: Sendable {
+    /// A session a logout cleared: its manager and what to revoke.
+    struct Ended: Sendable {
         let manager: SessionManager
         let session: SessionManager.EndedSession
     }
 
-    /// The first half of one logout of a bulk logout, its failure as a value.
-    private func clearOne(account: String) async -> Result<Ended, SessionKitError> {
+    /// The first half of a logout (one, or one of a bulk logout): the session cleared in the store and dropped
+    /// from memory; its manager revokes afterwards.
+    func clearForLogout(account: String) async throws(SessionKitError) -> Ended {
         let manager =
             cache.withLock { $0.manager(account: account) }
             ?? makeManager(account: account)
         defer { cache.withLock { $0.remove(account: account) } }
+        let session = try await manager.clearForLogout()
+        if session.hadSession { metrics.ended.increment() }
+        return Ended(manager: manager, session: session)
+    }
+
+    /// ``clearForLogout(account:)`` with its failure as a value, for the task group.
+    private func clearOne(account: String) async -> Result<Ended, SessionKitError> {
         do throws(SessionKitError) {
-            let session = try await manager.clearForLogout()
-            if session.hadSession { metrics.ended.increment() }
-            return .success(Ended(manager: manager, session: session))
+            return .success(try await clearForLogout(account: account))
         } catch {
             return .failure(error)
         }

@@ -163,13 +163,8 @@ public final class SessionDirectory: Sendable {
     public func logout(account: String, revoke: Bool = true) async throws(SessionKitError)
         -> SessionManager.LogoutResult
     {
-        let manager =
-            cache.withLock { $0.manager(account: account) }
-            ?? makeManager(account: account)
-        defer { cache.withLock { $0.remove(account: account) } }
-        let result = try await manager.logout(revoke: revoke)
-        if result.hadSession { metrics.ended.increment() }
-        return result
+        let ended = try await clearForLogout(account: account)
+        return await ended.manager.finishLogout(ended.session, revoke: revoke)
     }
 
     /// The session's states (signed in, renewing, signed out), starting with the current one.
