@@ -3,12 +3,14 @@ public import SessionKit
 import Synchronization
 
 extension SessionDirectory {
-    /// How many logouts ``logout(accounts:revoke:maxConcurrent:)`` keeps in flight at once unless told otherwise.
-    public static let defaultLogoutConcurrency = 32
+    /// How many logouts ``logout(accounts:revoke:maxConcurrent:)`` keeps in flight at once unless told otherwise:
+    /// more than the PostgreSQL store sends in one statement (100), so that it sends whole batches at once, none
+    /// lingering for more.
+    public static let defaultLogoutConcurrency = 128
 
     /// Ends the sessions stored under `accounts` (``SessionID/account`` values), each as ``logout(account:revoke:)``
     /// ends one, with up to `maxConcurrent` under way at once: a user with a thousand sessions is signed out in
-    /// the time of a few dozen store writes, not a thousand in a row. Every session is cleared in the store first
+    /// the time of a few batched store writes, not a thousand in a row. Every session is cleared in the store first
     /// (every instance hears of it), and only then are the refresh tokens revoked, `maxConcurrent` at a time: the
     /// sessions end in the time of the writes alone. A revocation that fails does not keep its session, as with one
     /// logout; the sessions cleared before a store failure still have their tokens revoked.
