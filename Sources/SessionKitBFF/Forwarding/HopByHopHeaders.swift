@@ -41,17 +41,26 @@ enum HopByHopHeaders {
     static let removedUpstream = connectionSpecific.union(withheldFromUpstream)
     static let removedDownstream = connectionSpecific.union(withheldFromBrowser)
 
-    /// The names listed in `Connection` headers, lowercased.
-    static func named(inConnection values: [String]) -> Set<String> {
-        Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+    /// `removed` and the names listed in `Connection` headers (lowercased); `removed` itself, with no copy, when
+    /// they list only names it has already (`keep-alive`, `close`: what nearly every peer sends).
+    static func removing(_ removed: Set<String>, andNamedIn values: some Sequence<Substring>) -> Set<String> {
+        var names = removed
+        for value in values {
+            for item in value.utf8.split(separator: UInt8(ascii: ",")) {
+                let name = Substring(item).trimmingASCIIWhitespace().lowercased()
+                if !name.isEmpty, !removed.contains(name) { names.insert(name) }
+            }
+        }
+        return names
     }
 
     /// The request's headers as they go upstream: without those in `removed` (``removedUpstream`` and any the
     /// caller withholds too) and those the request's `Connection` header names.
     static func upstream(_ fields: HTTPFields, removing removed: Set<String>) -> HTTPHeaders {
         let listed = fields[values: .connection]
-        let removed = listed.isEmpty ? removed : removed.union(named(inConnection: listed))
+        let removed = listed.isEmpty ? removed : removing(removed, andNamedIn: listed.map { Substring($0) })
         var headers = HTTPHeaders()
+        headers.reserveCapacity(fields.count)
         for field in fields where !removed.contains(field.name.canonicalName) {
             headers.add(name: field.name.rawName, value: field.value)
         }
@@ -60,18 +69,32 @@ enum HopByHopHeaders {
 
     /// The upstream's response headers as they go to the browser: without hop-by-hop and withheld ones, and
     /// with ``hardening`` applied.
+    ///
+    /// Each name is parsed once, as an `HTTPField.Name` (which checks and lowercases it), and looked up by its
+    /// canonical form: a forwarded answer's headers are the hottest loop of the proxy.
     static func downstream(_ headers: HTTPHeaders) -> HTTPFields {
-        let listed = headers[canonicalForm: "connection"].map(String.init)
-        let removed = listed.isEmpty ? removedDownstream : removedDownstream.union(named(inConnection: listed))
+        let listed = headers[canonicalForm: "connection"]
+        let removed = listed.isEmpty ? removedDownstream : removing(removedDownstream, andNamedIn: listed)
         var fields = HTTPFields()
+        fields.reserveCapacity(headers.count + hardening.count)
         for (name, value) in headers {
-            let lowered = name.lowercased()
-            guard !removed.contains(lowered), !lowered.hasPrefix("access-control-"),
-                let fieldName = HTTPField.Name(name)
-            else { continue }
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            let canonical = fieldName.canonicalName
+            guard !removed.contains(canonical), !canonical.hasPrefix("access-control-") else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
-        for (name, value) in hardening { fields[name] = value }
+        for (name, value) in hardening { fields.append(HTTPField(name: name, value: value)) }
         return fields
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    fileprivate func trimmingASCIIWhitespace() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return self[first...last]
     }
 }
