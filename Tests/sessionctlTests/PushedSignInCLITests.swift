@@ -124,4 +124,16 @@ struct PushedSignInCLITests {
             #expect(after.stdout == before.stdout)
         }
     }
+
+    @Test("--par with a provider that publishes no PAR endpoint: exit 4 before anything is sent, and what to do")
+    func providerWithoutEndpoint() async throws {
+        let provider = try await ProviderStandIn.start()
+        defer { provider.stop() }
+        let cli = try provider.cli()
+        defer { cli.cleanUp() }
+        let login = try await cli.run(["login", "--par", "--no-open", "--timeout", "5"])
+        #expect(login.status == 4, "\(login.output)")
+        #expect(login.stderr.contains("sign in without --par"), "\(login.stderr)")
+        #expect(!login.stderr.contains("/start/"), "no sign-in link was offered")
+    }
 }
