@@ -142,6 +142,7 @@ struct PushedAuthorizationTests {
         }
         try await Harness.with(configuration) { h in
             #expect(configuration.clients[0].id == Harness.native)
+            #expect(h.emulator.summary.contains("\(Harness.native) (public) [pushed authorization requests required]"))
             let discovery = try await h.get(".well-known/openid-configuration")
             #expect(discovery.json["require_pushed_authorization_requests"] == true)
             let challenge = Harness.pkce().challenge

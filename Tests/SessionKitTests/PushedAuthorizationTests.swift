@@ -152,16 +152,27 @@ struct PushedAuthorizationSignInTests {
         }
     }
 
-    @Test("a confidential client pushes with its secret, as at the token endpoint, and signs in")
+    @Test("a confidential client pushes with its secret, as at the token endpoint, and signs in; the log is clean")
     func confidentialClient() async throws {
         try await LiveEmulator.with(Self.autoSignIn) { emulator in
             var configuration = try emulator.providerConfiguration(
                 clientID: AuthEmulator.Client.confidentialID, clientSecret: AuthEmulator.Client.confidentialSecret)
             configuration.pushedAuthorization = .always
-            let (request, page, result) = try await Self.signIn(ProviderClient(configuration: configuration))
-            #expect(request.requestURI != nil)
+            let capture = LogCapture()
+            let provider = ProviderClient(configuration: configuration, logger: capture.logger)
+            let (request, page, result) = try await Self.signIn(provider)
+            let requestURI = try #require(request.requestURI)
             #expect(page.text.contains("Signed in"))
             _ = try result.get()
+            let log = capture.lines.joined(separator: "\n")
+            #expect(log.contains("pushed authorization request endpoint"), "the push is logged")
+            for secret in [
+                AuthEmulator.Client.confidentialSecret, request.codeVerifier.unsafeRawValue, request.state,
+                request.nonce, requestURI,
+            ] {
+                #expect(!log.contains(secret), "the log holds no secret of the push")
+            }
+            #expect(!"\(request)".contains(requestURI), "the request's description shows no request_uri")
         }
     }
 
