@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import SessionKit
 import SessionKitTestSupport
 import SessionKitTesting
 import Testing
@@ -135,5 +136,34 @@ struct PushedSignInCLITests {
         #expect(login.status == 4, "\(login.output)")
         #expect(login.stderr.contains("sign in without --par"), "\(login.stderr)")
         #expect(!login.stderr.contains("/start/"), "no sign-in link was offered")
+    }
+
+    @Test("configure --dpop with login --par: the push carries the profile's proof (nonce demanded), tokens are bound")
+    func dpop() async throws {
+        let configuration = LiveEmulator.configuration {
+            $0.autoSignInUser = AuthEmulator.User.aliceEmail
+            $0.dpopNonceRequired = true
+        }
+        try await LiveEmulator.with(configuration) { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            let configured = try await cli.run([
+                "configure", "--dpop", "--issuer", emulator.issuer.absoluteString, "--client-id",
+                AuthEmulator.Client.nativeID,
+            ])
+            #expect(configured.status == 0, "\(configured.stderr)")
+            let login = try cli.start(["login", "--no-open", "--par"])
+            let browser = LoopbackBrowser()
+            let authorization = try await browser.authorizationURL(fromStart: try await login.startLink())
+            #expect(Self.queryNames(authorization) == ["client_id", "request_uri"])
+            _ = try await browser.get(try await browser.redirect(fromAuthorization: authorization))
+            let result = try await login.finish()
+            #expect(result.status == 0, "\(result.output)")
+            let counts = try await emulator.controls.requestCounts()
+            #expect(counts[.pushedAuthorization] == 2, "use_dpop_nonce, then the push")
+            let token = try await cli.run(["token"])
+            let claims = try JWT(decoding: token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(claims.claims["cnf"]?["jkt"]?.stringValue != nil, "the token is bound to the profile's key")
+        }
     }
 }
