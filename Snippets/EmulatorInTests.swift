@@ -1,4 +1,5 @@
-// A test starts its own emulator, drives its clock and faults, and ends sessions (AuthEmulator.md).
+// A test starts its own emulator, drives its clock and faults, ends sessions and requires pushed sign-ins
+// (AuthEmulator.md).
 
 // snippet.hide
 import AuthEmulator
@@ -24,4 +25,12 @@ func backchannelLogout(on emulator: AuthEmulator, to receiverURL: URL) async thr
     let delivery = try await emulator.controls.backchannelDeliveries().last
     // snippet.hide
     _ = delivery
+}
+
+func pushedAuthorization(on emulator: AuthEmulator) async throws {
+    // snippet.show
+    // snippet.par
+    try await emulator.controls.setPushedAuthorizationRequired(true, forClient: AuthEmulator.Client.nativeID)
+    try await emulator.controls.inject(.status(400), into: .pushedAuthorization)
+    // snippet.hide
 }

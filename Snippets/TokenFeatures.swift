@@ -1,4 +1,4 @@
-// Tokens for several APIs, DPoP-bound tokens and step-up (TokenFeatures.md, one slice per block).
+// Tokens for several APIs, DPoP-bound tokens, step-up and pushed sign-ins (TokenFeatures.md, one slice per block).
 
 // snippet.hide
 import Foundation
@@ -37,6 +37,17 @@ if let http = response as? HTTPURLResponse, http.statusCode == 401 {
 // snippet.end
 
 // snippet.hide
+func pushedSignIn() async throws {
+    // snippet.show
+    // snippet.par
+    var pushing = try ProviderConfiguration(issuer: issuer, clientID: clientID)
+    pushing.pushedAuthorization = .always  // the default, .whenRequired, pushes when discovery requires it
+    let request = try await ProviderClient(configuration: pushing).authorizationRequest(redirectURI: callback)
+    // request.url is <authorization endpoint>?client_id=...&request_uri=urn:ietf:params:oauth:request_uri:...
+    // snippet.hide
+    _ = request
+}
+
 func severalAPIs() async throws {
     // snippet.show
     // snippet.audiences

@@ -17,6 +17,7 @@ extension AuthEmulator {
             } else if !client.isPublic {
                 line += " secret: <REDACTED>"
             }
+            if client.requiresPushedAuthorizationRequests { line += " [pushed authorization requests required]" }
             lines.append(line)
         }
         lines.append("  users:")

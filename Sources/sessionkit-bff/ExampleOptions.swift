@@ -46,6 +46,12 @@ struct ExampleOptions: ParsableArguments {
             "Adds /auth/profile and /auth/profile/metadata, letting users change these user_metadata keys "
                 + "(comma-separated, such as theme,language); the client needs a client grant on the Management API."))
     var profileKeys: String?
+    @Flag(
+        name: .customLong("par"),
+        help: ArgumentHelp(
+            "Push each sign-in's parameters to the provider first (a pushed authorization request, RFC 9126) even "
+                + "where it does not require it; a provider that requires it gets one without this flag."))
+    var par = false
 
     /// What the flags resolve to.
     struct Settings {
@@ -63,7 +69,8 @@ struct ExampleOptions: ParsableArguments {
     func settings() throws -> Settings {
         guard let issuerURL = URL(string: issuer) else { throw ValidationError("--issuer is not a URL: \(issuer)") }
         let (secret, warning) = try clientSecret(issuer: issuerURL)
-        let provider = try ProviderConfiguration(issuer: issuerURL, clientID: clientID, clientSecret: secret)
+        var provider = try ProviderConfiguration(issuer: issuerURL, clientID: clientID, clientSecret: secret)
+        if par { provider.pushedAuthorization = .always }
         guard let publicURL = URL(string: self.publicURL ?? "http://127.0.0.1:\(port)") else {
             throw ValidationError("--public-url is not a URL")
         }

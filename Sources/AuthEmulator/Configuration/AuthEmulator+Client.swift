@@ -32,6 +32,11 @@ extension AuthEmulator {
         /// The APIs it may get client-credentials tokens for, and with which scopes (Auth0's client grants); the
         /// Management API only through one. Empty by default.
         public var clientGrants: [ClientGrant]
+        /// Whether `/authorize` accepts this client's sign-ins only through a pushed authorization request
+        /// (RFC 9126 client metadata `require_pushed_authorization_requests`): without a `request_uri` it answers
+        /// `invalid_request`. Off by default; ``AuthEmulator/Controls/setPushedAuthorizationRequired(_:forClient:)``
+        /// changes it at run time. While any client requires it, discovery says so too.
+        public var requiresPushedAuthorizationRequests: Bool
 
         /// Creates a client.
         public init(
@@ -44,7 +49,8 @@ extension AuthEmulator {
             postLogoutRedirectURIs: [String] = [],
             backchannelLogoutURI: String? = nil,
             refreshTokenPolicies: [RefreshTokenPolicy] = [],
-            clientGrants: [ClientGrant] = []
+            clientGrants: [ClientGrant] = [],
+            requiresPushedAuthorizationRequests: Bool = false
         ) {
             self.id = id
             self.name = name
@@ -56,6 +62,7 @@ extension AuthEmulator {
             self.backchannelLogoutURI = backchannelLogoutURI
             self.refreshTokenPolicies = refreshTokenPolicies
             self.clientGrants = clientGrants
+            self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
         }
 
         /// Whether the client is public (has no secret).
@@ -69,7 +76,7 @@ extension AuthEmulator {
 
         private enum CodingKeys: String, CodingKey {
             case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
-            case backchannelLogoutURI, refreshTokenPolicies, clientGrants
+            case backchannelLogoutURI, refreshTokenPolicies, clientGrants, requiresPushedAuthorizationRequests
         }
 
         /// Decodes a client; only `id` is required.
@@ -86,6 +93,8 @@ extension AuthEmulator {
             self.refreshTokenPolicies =
                 try c.decodeIfPresent([RefreshTokenPolicy].self, forKey: .refreshTokenPolicies) ?? []
             self.clientGrants = try c.decodeIfPresent([ClientGrant].self, forKey: .clientGrants) ?? []
+            self.requiresPushedAuthorizationRequests =
+                try c.decodeIfPresent(Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false
         }
     }
 }

@@ -2,7 +2,8 @@ extension AuthEmulator {
     /// How long each kind of token or code lives, in seconds of the emulator's clock.
     ///
     /// The defaults are Auth0's: access tokens one day, ID tokens ten hours, refresh tokens 15 days idle and
-    /// 30 days absolute, authorization codes 60 seconds, device codes 15 minutes polled every 5 seconds.
+    /// 30 days absolute, authorization codes 60 seconds, device codes 15 minutes polled every 5 seconds, pushed
+    /// authorization requests 60 seconds.
     public struct TokenLifetimes: Sendable, Codable, Equatable {
         /// Lifetime of an access token (`expires_in`). Default 86 400.
         public var accessToken: Double
@@ -18,6 +19,8 @@ extension AuthEmulator {
         public var deviceCode: Double
         /// The minimum polling interval a device is told, in whole seconds. Default 5.
         public var devicePollInterval: Int
+        /// Lifetime of a pushed authorization request's `request_uri` (RFC 9126 `expires_in`). Default 60.
+        public var pushedRequest: Double
 
         /// Creates lifetimes; every argument has the default described on its property.
         public init(
@@ -27,7 +30,8 @@ extension AuthEmulator {
             refreshTokenAbsolute: Double = 2_592_000,
             authorizationCode: Double = 60,
             deviceCode: Double = 900,
-            devicePollInterval: Int = 5
+            devicePollInterval: Int = 5,
+            pushedRequest: Double = 60
         ) {
             self.accessToken = accessToken
             self.idToken = idToken
@@ -36,11 +40,12 @@ extension AuthEmulator {
             self.authorizationCode = authorizationCode
             self.deviceCode = deviceCode
             self.devicePollInterval = devicePollInterval
+            self.pushedRequest = pushedRequest
         }
 
         private enum CodingKeys: String, CodingKey {
             case accessToken, idToken, refreshTokenIdle, refreshTokenAbsolute, authorizationCode
-            case deviceCode, devicePollInterval
+            case deviceCode, devicePollInterval, pushedRequest
         }
 
         /// Decodes lifetimes; every key is optional.
@@ -57,6 +62,7 @@ extension AuthEmulator {
             self.deviceCode = try c.decodeIfPresent(Double.self, forKey: .deviceCode) ?? d.deviceCode
             self.devicePollInterval =
                 try c.decodeIfPresent(Int.self, forKey: .devicePollInterval) ?? d.devicePollInterval
+            self.pushedRequest = try c.decodeIfPresent(Double.self, forKey: .pushedRequest) ?? d.pushedRequest
         }
     }
 

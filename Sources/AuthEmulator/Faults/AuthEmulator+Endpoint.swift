@@ -21,6 +21,8 @@ extension AuthEmulator {
         case management
         /// `GET`/`POST /oidc/logout`, the end-session endpoint (OIDC RP-Initiated Logout 1.0).
         case endSession
+        /// `POST /oauth/par`, the pushed authorization request endpoint (RFC 9126).
+        case pushedAuthorization
 
         /// The endpoint serving `path`, or `nil` for test-control and unknown paths.
         init?(path: String) {
@@ -34,6 +36,7 @@ extension AuthEmulator {
             case "/userinfo": self = .userinfo
             case "/oauth/revoke": self = .revoke
             case "/oidc/logout": self = .endSession
+            case "/oauth/par": self = .pushedAuthorization
             default:
                 guard path.hasPrefix("/api/v2/") else { return nil }
                 self = .management

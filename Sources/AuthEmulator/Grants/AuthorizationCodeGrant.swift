@@ -6,7 +6,8 @@ extension Grants {
             code,
             clientID: client.id,
             redirectURI: p["redirect_uri"],
-            verifier: p["code_verifier"]
+            verifier: p["code_verifier"],
+            dpopJKT: dpop
         ).get()
         let (response, grant) = try await issueNewGrant(
             userID: record.userID,

@@ -26,7 +26,7 @@ struct AuthorizeEndpoint: Sendable {
     private func authorize(_ parameters: RequestParameters, cookie: String?) async -> Response {
         let request: AuthorizeRequest
         do throws(AuthorizeRequest.Failure) {
-            request = try AuthorizeRequest.parse(parameters, core: core)
+            request = try AuthorizeRequest.parse(resolving: parameters, core: core)
         } catch {
             return failure(error)
         }
@@ -52,11 +52,12 @@ struct AuthorizeEndpoint: Sendable {
     private func signIn(_ parameters: RequestParameters) async -> Response {
         let request: AuthorizeRequest
         do throws(AuthorizeRequest.Failure) {
-            request = try AuthorizeRequest.parse(parameters, core: core)
+            request = try AuthorizeRequest.parse(resolving: parameters, core: core)
         } catch {
             return failure(error)
         }
         if parameters["action"] == "deny" {
+            if let uri = request.requestURI { _ = core.pushed.consume(uri) }
             let denied = OAuthError(.accessDenied, "The user cancelled the sign-in.")
             return failure(.redirect(denied, redirectURI: request.redirectURI, state: request.state))
         }
@@ -80,6 +81,10 @@ struct AuthorizeEndpoint: Sendable {
         session: BrowserSession,
         setting cookie: String? = nil
     ) async -> Response {
+        if let uri = request.requestURI, !core.pushed.consume(uri) {
+            let used = OAuthError(.invalidRequestURI, "The request_uri has been used already; push the request again.")
+            return failure(.redirect(used, redirectURI: request.redirectURI, state: request.state))
+        }
         let expiresAt = core.clock.now.addingTimeInterval(core.configuration.lifetimes.authorizationCode)
         let scopes = core.scopes.userGrant(requested: request.scope, audience: request.audience)
         let code = await core.state.issueCode(
@@ -95,7 +100,8 @@ struct AuthorizeEndpoint: Sendable {
                 authTime: session.authTime,
                 expiresAt: expiresAt,
                 sid: session.sid,
-                acr: request.acrValues.first
+                acr: request.acrValues.first,
+                dpopJKT: request.dpopJKT
             )
         )
         var pairs = [("code", code)]

@@ -16,11 +16,15 @@ struct AuthorizeRequest: Sendable {
     var maxAge: Int?
     /// The authentication context classes asked for (`acr_values`), most preferred first.
     var acrValues: [String] = []
+    /// The `request_uri` the parameters were pushed under (RFC 9126), used up when the browser is sent back.
+    var requestURI: String?
+    /// The thumbprint of the DPoP key the request was pushed with, which the code is bound to.
+    var dpopJKT: String?
 
     /// The parameters carried through the sign-in form as hidden fields.
     static let carriedParameters = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "audience", "code_challenge",
-        "code_challenge_method", "prompt", "max_age", "acr_values",
+        "code_challenge_method", "prompt", "max_age", "acr_values", "request_uri",
     ]
 
     /// A failure: either shown on a page (untrusted redirect) or redirected to the client.

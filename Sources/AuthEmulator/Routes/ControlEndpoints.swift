@@ -9,7 +9,7 @@ struct ControlEndpoints: Sendable {
     let core: EmulatorCore
 
     private struct ClockAdvance: Decodable { var seconds: Double }
-    /// `{"required": true|false}`: the body of the MFA and DPoP-nonce switches.
+    /// `{"required": true|false}`: the body of the MFA, DPoP-nonce and pushed-authorization switches.
     private struct MultiFactorDemand: Decodable { var required: Bool }
     private struct FaultRequest: Decodable {
         var endpoint: AuthEmulator.Endpoint
@@ -92,6 +92,17 @@ struct ControlEndpoints: Sendable {
             if let refusal = Self.refuseUnlessJSON(request) { return refusal }
             return try await run {
                 try await controls.rotateDPoPNonce()
+                return [:]
+            }
+        }
+        // {"required": true}: the client's sign-ins must be pushed (RFC 9126) until {"required": false}.
+        group.post("clients/:id/par-required") { request, context -> Response in
+            if let refusal = Self.refuseUnlessJSON(request) { return refusal }
+            return try await run {
+                let id = context.parameters.get("id") ?? ""
+                let body = try await request.decode(as: MultiFactorDemand.self, context: context)
+                try await controls.setPushedAuthorizationRequired(
+                    body.required, forClient: id.removingPercentEncoding ?? id)
                 return [:]
             }
         }

@@ -33,6 +33,8 @@ struct DiscoveryEndpoints: Sendable {
             "userinfo_endpoint": .string(issuer + "userinfo"),
             "revocation_endpoint": .string(issuer + "oauth/revoke"),
             "end_session_endpoint": .string(issuer + "oidc/logout"),
+            "pushed_authorization_request_endpoint": .string(issuer + "oauth/par"),
+            "require_pushed_authorization_requests": .bool(core.pushed.isRequiredByAny),
             "jwks_uri": .string(issuer + ".well-known/jwks.json"),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],

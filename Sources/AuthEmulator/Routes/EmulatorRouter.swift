@@ -6,6 +6,7 @@ enum EmulatorRouter {
         let router = Router(context: EmulatorRequestContext.self)
         DiscoveryEndpoints(core: core).register(on: router)
         AuthorizeEndpoint(core: core).register(on: router)
+        PushedAuthorizationEndpoint(core: core).register(on: router)
         TokenEndpoint(core: core).register(on: router)
         DeviceEndpoints(core: core).register(on: router)
         UserInfoEndpoint(core: core).register(on: router)

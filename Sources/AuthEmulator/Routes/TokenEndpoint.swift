@@ -13,7 +13,8 @@ struct TokenEndpoint: Sendable {
             do throws(OAuthError) {
                 let parameters = try await RequestParameters.body(of: &request)
                 let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                let jkt = try await dpopKey(of: request)
+                let jkt = try await DPoPVerifier(core: core).authorizationServerKey(
+                    of: request, url: core.issuer + "oauth/token")
                 let response = try await grant(parameters, client: client, dpop: jkt)
                 var answer = Answer.json(response)
                 if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
@@ -22,22 +23,6 @@ struct TokenEndpoint: Sendable {
                 core.logger.debug("Token request refused", metadata: ["error": "\(error.code.rawValue)"])
                 return error.response
             }
-        }
-    }
-
-    /// The thumbprint of the key of the request's DPoP proof, checked for this endpoint; `nil` without a proof.
-    private func dpopKey(of request: Request) async throws(OAuthError) -> String? {
-        do throws(DPoPVerifier.Refusal) {
-            guard let proof = try DPoPVerifier.proof(in: request) else { return nil }
-            return try await DPoPVerifier(core: core).verify(
-                proof, method: "POST", url: core.issuer + "oauth/token", accessToken: nil)
-        } catch .invalid(let reason) {
-            throw OAuthError(.invalidDPoPProof, reason)
-        } catch {
-            guard case .useNonce(let nonce) = error else { throw OAuthError(.invalidDPoPProof, "Invalid DPoP proof.") }
-            var refusal = OAuthError(.useDPoPNonce, "Authorization server requires nonce in DPoP proof.")
-            refusal.dpopNonce = nonce
-            throw refusal
         }
     }
 

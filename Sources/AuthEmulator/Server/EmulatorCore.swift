@@ -18,6 +18,8 @@ final class EmulatorCore: Sendable {
     let backchannel: BackchannelRegistry
     /// DPoP nonces and the proofs seen.
     let dpop: DPoPState
+    /// Pushed authorization requests and the clients that must push.
+    let pushed: PushedRequests
 
     init(
         configuration: AuthEmulator.Configuration,
@@ -39,6 +41,7 @@ final class EmulatorCore: Sendable {
         self.logger = logger
         self.backchannel = BackchannelRegistry(clients: configuration.clients)
         self.dpop = DPoPState(requiresNonce: configuration.dpopNonceRequired)
+        self.pushed = PushedRequests(clients: configuration.clients)
     }
 
     /// The Management API audience, `<issuer>api/v2/`.

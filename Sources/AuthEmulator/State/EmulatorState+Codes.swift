@@ -20,7 +20,8 @@ extension EmulatorState {
         _ code: String,
         clientID: String,
         redirectURI: String?,
-        verifier: String?
+        verifier: String?,
+        dpopJKT: String? = nil
     ) -> Result<AuthorizationCodeRecord, OAuthError> {
         let invalid = OAuthError(.invalidGrant, "Invalid authorization code")
         let digest = Hex.sha256(code)
@@ -41,6 +42,13 @@ extension EmulatorState {
             guard Self.isValidVerifier(verifier), Self.pkceChallenge(for: verifier) == challenge else {
                 return .failure(OAuthError(.invalidGrant, "Failed to verify code verifier"))
             }
+        }
+        if let bound = record.dpopJKT, bound != dpopJKT {
+            return .failure(
+                OAuthError(
+                    .invalidGrant,
+                    "The code was requested with a DPoP key (pushed authorization request); redeem it with a proof of "
+                        + "that key."))
         }
         record.redeemed = true
         codes[digest] = record

@@ -62,6 +62,9 @@ struct AuthorizationCodeRecord: Sendable, Codable, Equatable {
     var acr: String?
     /// The grant the code produced, revoked if the code is presented again.
     var grantID: String?
+    /// The thumbprint of the DPoP key the pushed authorization request was made with: the code is redeemed only
+    /// with a proof of the same key (RFC 9449 section 10.1). `nil` for a request without a proof.
+    var dpopJKT: String?
 }
 
 /// A device authorization (RFC 8628) and where it stands.

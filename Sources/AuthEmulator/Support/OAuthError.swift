@@ -27,6 +27,8 @@ struct OAuthError: Error, Sendable {
         static let mfaRequired = Code(rawValue: "mfa_required")
         static let invalidDPoPProof = Code(rawValue: "invalid_dpop_proof")
         static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
+        /// A `request_uri` that is expired, used or unknown (RFC 9101 section 6.2, used by RFC 9126).
+        static let invalidRequestURI = Code(rawValue: "invalid_request_uri")
     }
 
     let code: Code

@@ -48,6 +48,11 @@ public struct ProviderConfiguration: Sendable {
     /// With a key, token, revocation and userinfo requests carry a proof signed with it, and the provider issues
     /// tokens only that key can use; ``DPoPKey/stored(in:forKey:)`` keeps it beside the session.
     public var dpop: DPoPKey?
+    /// When a browser sign-in pushes its parameters to the provider first (Pushed Authorization Requests,
+    /// RFC 9126) and sends the browser with only `client_id` and a `request_uri`: ``PushedAuthorization/whenRequired``
+    /// (the default) when discovery says `require_pushed_authorization_requests`, ``PushedAuthorization/always`` on
+    /// every sign-in.
+    public var pushedAuthorization: PushedAuthorization = .whenRequired
 
     /// The scope SessionKit asks for when none is given: sign-in, profile, email and a refresh token.
     public static let defaultScope = "openid profile email offline_access"
@@ -136,6 +141,8 @@ public struct EndpointOverrides: Sendable, Equatable {
     public var jwks: URL?
     /// The end-session (RP-initiated logout) endpoint.
     public var endSession: URL?
+    /// The RFC 9126 pushed authorization request endpoint.
+    public var pushedAuthorization: URL?
 
     /// Creates overrides; `nil` means "use discovery".
     public init(
@@ -145,7 +152,8 @@ public struct EndpointOverrides: Sendable, Equatable {
         revocation: URL? = nil,
         deviceAuthorization: URL? = nil,
         jwks: URL? = nil,
-        endSession: URL? = nil
+        endSession: URL? = nil,
+        pushedAuthorization: URL? = nil
     ) {
         self.authorization = authorization
         self.token = token
@@ -154,6 +162,7 @@ public struct EndpointOverrides: Sendable, Equatable {
         self.deviceAuthorization = deviceAuthorization
         self.jwks = jwks
         self.endSession = endSession
+        self.pushedAuthorization = pushedAuthorization
     }
 
     /// The overrides that are set, with their names.
@@ -161,7 +170,7 @@ public struct EndpointOverrides: Sendable, Equatable {
         [
             ("authorization", authorization), ("token", token), ("userinfo", userInfo), ("revocation", revocation),
             ("device authorization", deviceAuthorization), ("JWKS", jwks),
-            ("end-session", endSession),
+            ("end-session", endSession), ("pushed authorization request", pushedAuthorization),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

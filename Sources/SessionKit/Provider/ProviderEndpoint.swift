@@ -11,7 +11,7 @@
 /// than show SessionKit's advice, which names the Swift API.
 public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
     enum Storage: String, Hashable, Sendable {
-        case authorization, token, userInfo, revocation, deviceAuthorization, jwks, endSession
+        case authorization, token, userInfo, revocation, deviceAuthorization, jwks, endSession, pushedAuthorization
     }
 
     let storage: Storage
@@ -30,12 +30,14 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
     public static let jwks = ProviderEndpoint(storage: .jwks)
     /// The end-session endpoint (``EndpointOverrides/endSession``).
     public static let endSession = ProviderEndpoint(storage: .endSession)
+    /// The RFC 9126 pushed authorization request endpoint (``EndpointOverrides/pushedAuthorization``).
+    public static let pushedAuthorization = ProviderEndpoint(storage: .pushedAuthorization)
 
     /// The name of the ``EndpointOverrides`` property that supplies it, such as `deviceAuthorization`.
     public var description: String { storage.rawValue }
 
-    /// Its name in a sentence: `authorization`, `token`, `userinfo`, `revocation`, `device-authorization`, `JWKS`
-    /// or `end-session`.
+    /// Its name in a sentence: `authorization`, `token`, `userinfo`, `revocation`, `device-authorization`, `JWKS`,
+    /// `end-session` or `pushed authorization request`.
     public var name: String {
         switch storage {
         case .authorization: "authorization"
@@ -45,6 +47,7 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .deviceAuthorization: "device-authorization"
         case .jwks: "JWKS"
         case .endSession: "end-session"
+        case .pushedAuthorization: "pushed authorization request"
         }
     }
 
@@ -58,6 +61,7 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .deviceAuthorization: \.deviceAuthorizationEndpoint
         case .jwks: \.jwksURI
         case .endSession: \.endSessionEndpoint
+        case .pushedAuthorization: \.pushedAuthorizationRequestEndpoint
         }
     }
 }

@@ -32,6 +32,12 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     public var tokenEndpointAuthMethods: [String]?
     /// The scopes the provider says it supports (`scopes_supported`), when it lists them.
     public var scopesSupported: [String]?
+    /// Where a client pushes its authorization parameters before sending the browser (RFC 9126,
+    /// `pushed_authorization_request_endpoint`).
+    public var pushedAuthorizationRequestEndpoint: URL?
+    /// Whether the provider accepts authorization requests only through its pushed authorization request endpoint
+    /// (RFC 9126, `require_pushed_authorization_requests`); `nil` when the document does not say (`false`).
+    public var requirePushedAuthorizationRequests: Bool?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -46,6 +52,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         case idTokenSigningAlgorithms = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethods = "token_endpoint_auth_methods_supported"
         case scopesSupported = "scopes_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 
     /// Creates metadata from explicit endpoints, for providers without discovery.
@@ -61,7 +69,9 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         grantTypesSupported: [String]? = nil,
         idTokenSigningAlgorithms: [String]? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
-        scopesSupported: [String]? = nil
+        scopesSupported: [String]? = nil,
+        pushedAuthorizationRequestEndpoint: URL? = nil,
+        requirePushedAuthorizationRequests: Bool? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -75,6 +85,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.scopesSupported = scopesSupported
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
     }
 
     /// These metadata with every non-`nil` override applied.
@@ -87,6 +99,7 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         merged.deviceAuthorizationEndpoint = overrides.deviceAuthorization ?? deviceAuthorizationEndpoint
         merged.jwksURI = overrides.jwks ?? jwksURI
         merged.endSessionEndpoint = overrides.endSession ?? endSessionEndpoint
+        merged.pushedAuthorizationRequestEndpoint = overrides.pushedAuthorization ?? pushedAuthorizationRequestEndpoint
         return merged
     }
 

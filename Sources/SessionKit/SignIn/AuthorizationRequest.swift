@@ -40,6 +40,12 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         self.maxAge = maxAge
     }
 
+    /// The `request_uri` the browser carries when the parameters were pushed to the provider first (RFC 9126), else
+    /// `nil`.
+    public var requestURI: String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "request_uri" }?.value
+    }
+
     /// The authorization endpoint (without the query: `state`, `nonce` and the challenge stay out) and the
     /// redirect URI; never the verifier.
     public var description: String {
@@ -62,6 +68,16 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
                 code: .validationFailed,
                 message: "the callback's state does not match the request's; it may be forged, so it was refused",
                 failedCheck: .state
+            )
+        }
+        if let error = value("error"), error == "invalid_request_uri" {
+            throw SessionKitError(
+                code: .providerError,
+                message: "the provider refused the pushed sign-in's request_uri (invalid_request_uri): it expired "
+                    + "before the browser arrived, or was used already; start the sign-in again and open its link "
+                    + "within a minute. Nothing was stored, and a stored session is kept",
+                oauthError: error,
+                oauthErrorDescription: value("error_description")
             )
         }
         if let error = value("error") {

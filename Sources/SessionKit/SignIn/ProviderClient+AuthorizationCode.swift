@@ -7,11 +7,18 @@
 extension ProviderClient {
     /// Builds an authorization-code request with PKCE (S256), a fresh `state` and `nonce`.
     ///
+    /// With pushed authorization (``ProviderConfiguration/pushedAuthorization``, or a provider whose discovery
+    /// requires it) the parameters are posted to the provider first and the URL carries only `client_id` and the
+    /// `request_uri` it answered (RFC 9126); open it promptly, since a `request_uri` lasts a minute or so.
+    ///
     /// - Parameters:
     ///   - redirectURI: Where the provider sends the browser back, such as `http://127.0.0.1:PORT/callback`.
     ///   - prompt: `login`, `none`, `consent`..., passed through.
     ///   - maxAge: The longest acceptable time since the user last authenticated; the ID token's
     ///     `auth_time` is then checked.
+    /// - Throws: ``SessionKitError``; for a pushed request, a refusal by the pushed authorization request endpoint
+    ///   (``SessionKitError/Code/providerError`` with its ``SessionKitError/oauthError``, such as `invalid_client`)
+    ///   or its failure (retryable codes). Nothing is stored either way.
     public func authorizationRequest(
         redirectURI: URL,
         scope: String? = nil,
@@ -20,7 +27,9 @@ extension ProviderClient {
         maxAge: TimeInterval? = nil,
         additionalParameters: [String: String] = [:]
     ) async throws(SessionKitError) -> AuthorizationRequest {
-        let endpoint = try await metadata().endpoint(.authorization)
+        let metadata = try await metadata()
+        let endpoint = try metadata.endpoint(.authorization)
+        let pushEndpoint = try pushedAuthorizationEndpoint(in: metadata)
         let verifier = PKCE.randomToken()
         let state = PKCE.randomToken(bytes: 16)
         let nonce = PKCE.randomToken(bytes: 16)
@@ -47,6 +56,14 @@ extension ProviderClient {
             items.append(URLQueryItem(name: "max_age", value: String(Int(maxAge))))
         }
         items += additionalParameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        if let pushEndpoint {
+            let requestURI = try await pushAuthorizationRequest(
+                items.filter { $0.name != "client_id" }.map { ($0.name, $0.value ?? "") }, to: pushEndpoint)
+            items = [
+                URLQueryItem(name: "client_id", value: configuration.clientID),
+                URLQueryItem(name: "request_uri", value: requestURI),
+            ]
+        }
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw SessionKitError(code: .invalidConfiguration, message: "the authorization endpoint is not a valid URL")
         }

@@ -7,6 +7,10 @@ import SessionKit
 extension BackendForFrontend {
     /// `GET /auth/login[?return_to=/path]`: starts the authorization-code flow and redirects to the provider.
     ///
+    /// With pushed authorization requests (``ProviderConfiguration/pushedAuthorization``, or a provider that
+    /// requires them) the parameters go to the provider from here, authenticated with the client's secret, and the
+    /// browser carries only `client_id` and the `request_uri`.
+    ///
     /// What the callback needs (`state`, `nonce`, the PKCE verifier, where to return) goes into a sealed cookie
     /// of this sign-in's own: nothing is written on the server, so a stranger calling this route in a loop costs
     /// no memory and no rows, and two tabs signing in at once each keep their own. A browser keeps at most
@@ -27,7 +31,17 @@ extension BackendForFrontend {
             authorization = try await provider.authorizationRequest(
                 redirectURI: configuration.callbackURL, scope: configuration.scope, audience: configuration.audience)
         } catch {
-            logger?.warning("sign-in could not start", metadata: ["error": "\(error.code)"])
+            logger?.warning(
+                "sign-in could not start",
+                metadata: ["error": "\(error.code)", "oauth_error": "\(error.oauthError ?? "")"])
+            guard error.isRetryable else {
+                // Refused, not unreachable (a pushed authorization request answered invalid_client, say): trying
+                // again will not help until the back end's registration at the provider is fixed.
+                return Answers.error(
+                    .badGateway, "sign_in_refused",
+                    "The identity provider refused to start the sign-in (\(error.oauthError ?? "\(error.code)")); "
+                        + "the site's registration at the provider needs fixing. Any session you have is kept.")
+            }
             return Answers.error(
                 .badGateway, "provider_unavailable",
                 "The identity provider could not be reached to start the sign-in; try again later.")

@@ -14,7 +14,8 @@ struct Login: AsyncParsableCommand {
         abstract: "Sign in and store the session.",
         discussion: "--browser (the default) opens a short link in $BROWSER (else xdg-open/open) and listens on "
             + "127.0.0.1 (or the --redirect-uri host) for the redirect; the browser's page says how the sign-in ended; "
-            + "--device shows a code to enter on another device; --password reads the password from standard input.\n\n"
+            + "--device shows a code to enter on another device; --password reads the password from standard input. "
+            + "A provider that requires pushed authorization requests (RFC 9126) gets one; --par pushes anyway.\n\n"
             + "Examples: sessionctl login; sessionctl login --device; "
             + "printf %s \"$PASSWORD\" | sessionctl login --password-stdin --username alice@example.com"
     )
@@ -55,6 +56,14 @@ struct Login: AsyncParsableCommand {
         help: "Sign in again unless the last sign-in is at most this many seconds old (step-up); browser only.")
     var maxAge: Int?
 
+    @Flag(
+        name: .customLong("par"),
+        help: ArgumentHelp(
+            "Push the sign-in's parameters to the provider first (a pushed authorization request, RFC 9126), even "
+                + "where it does not require it; browser only.",
+            discussion: "The link then carries only a short-lived request_uri: open it within a minute."))
+    var par = false
+
     func validate() throws {
         if passwordStdin && options.clientSecretStdin {
             throw ValidationError(
@@ -71,6 +80,9 @@ struct Login: AsyncParsableCommand {
             if let maxAge, !(0...1_000_000_000).contains(maxAge) {
                 throw ValidationError("--max-age is \(maxAge); give a number of seconds from 0 to 1000000000")
             }
+        }
+        if par, method != .browser || passwordStdin {
+            throw ValidationError("--par needs the browser sign-in; leave out --\(passwordStdin ? .password : method)")
         }
         if passwordStdin || method == .password {
             guard let username, !username.isEmpty else {
@@ -91,7 +103,7 @@ struct Login: AsyncParsableCommand {
                 // Stored by the sign-in itself, before the browser's page says "Signed in".
                 credentials = try await BrowserSignIn(
                     context: context, redirect: try chosenRedirect(over: context.resolved.settings), open: !noOpen,
-                    timeout: timeout, stepUp: stepUp
+                    timeout: timeout, stepUp: stepUp, pushed: par
                 ).run()
             }
             if chosen != .browser { try await context.session.storeReplacingUnreadable(credentials) }

@@ -13,6 +13,10 @@ extension SessionKitError {
                 + "on each command, or SSL_CERT_FILE); the session is kept"
         }
         guard let endpoint = missingEndpoint else { return message }
+        if endpoint == .pushedAuthorization {
+            return "the provider's discovery document lists no pushed authorization request endpoint: it does not take "
+                + "pushed authorization requests (RFC 9126); sign in without --par"
+        }
         guard let option = Configure.EndpointOption.name(for: endpoint) else {
             return "the provider's discovery document lists no \(endpoint.name) endpoint, and sessionctl has no "
                 + "setting for one"

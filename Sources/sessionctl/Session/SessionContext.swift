@@ -75,6 +75,13 @@ struct SessionContext {
         )
     }
 
+    /// A provider client like ``provider`` that pushes every sign-in's parameters first (`login --par`, RFC 9126).
+    func pushingAuthorization() -> ProviderClient {
+        var configuration = configuration
+        configuration.pushedAuthorization = .always
+        return ProviderClient(configuration: configuration, transport: Self.transport(resolved))
+    }
+
     /// The platform's transport with the proxy and certificate authorities of `resolved`; when those settings are
     /// wrong, a transport that fails each request with the error that says so, so that commands that send nothing
     /// (a valid token read locally) still work.

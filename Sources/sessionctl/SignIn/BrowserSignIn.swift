@@ -32,6 +32,8 @@ struct BrowserSignIn {
     let timeout: Int
     /// What a step-up asks for (`--acr-values`, `--max-age`), if anything.
     var stepUp: StepUpChallenge?
+    /// Whether to push the sign-in's parameters to the provider first where it does not require it (`--par`).
+    var pushed = false
 
     /// Signs in and stores the session before the browser's page says "Signed in".
     func run() async throws(SessionKitError) -> Credentials {
@@ -41,17 +43,18 @@ struct BrowserSignIn {
             case .port(let port): try await LoopbackRedirectListener.start(port: port, configuration: configuration)
             case .uri(let uri): try await LoopbackRedirectListener.start(redirectURI: uri, configuration: configuration)
             }
+        let provider = pushed ? context.pushingAuthorization() : context.provider
         do {
             let request =
                 if let stepUp {
-                    try await context.provider.authorizationRequest(redirectURI: listener.redirectURI, stepUp: stepUp)
+                    try await provider.authorizationRequest(redirectURI: listener.redirectURI, stepUp: stepUp)
                 } else {
-                    try await context.provider.authorizationRequest(redirectURI: listener.redirectURI)
+                    try await provider.authorizationRequest(redirectURI: listener.redirectURI)
                 }
             let start = try listener.startURL(for: request)
             announce(start, redirectURI: listener.redirectURI)
             let session = context.session
-            return try await listener.signIn(request, with: context.provider, timeout: .seconds(timeout)) {
+            return try await listener.signIn(request, with: provider, timeout: .seconds(timeout)) {
                 try await session.storeReplacingUnreadable($0)
             }
         } catch {

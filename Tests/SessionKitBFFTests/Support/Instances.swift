@@ -42,6 +42,7 @@ final class InProcessInstance: BFFInstance {
         clientSecret: String = AuthEmulator.Client.confidentialSecret,
         metrics: (any MetricsFactory)? = nil,
         dpop: DPoPKey? = nil,
+        pushedAuthorization: PushedAuthorization = .whenRequired,
         logger backendLogger: Logger? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
@@ -49,6 +50,7 @@ final class InProcessInstance: BFFInstance {
         let url = URL(string: "http://127.0.0.1:\(port)")!
         var providerConfiguration = try emulator.providerConfiguration(clientID: clientID, clientSecret: clientSecret)
         providerConfiguration.dpop = dpop
+        providerConfiguration.pushedAuthorization = pushedAuthorization
         let provider = ProviderClient(configuration: providerConfiguration)
         let sessions = SessionDirectory(provider: provider, store: store)
         var configuration = try BackendForFrontend.Configuration(
@@ -109,10 +111,14 @@ final class ProcessInstance: BFFInstance {
         }
     }
 
-    /// Starts `sessionkit-bff --store memory` against `emulator` (no database), with the sealing key in `keyFile`.
-    static func startInMemory(emulator: AuthEmulator, keyFile: URL) async throws -> ProcessInstance {
+    /// Starts `sessionkit-bff --store memory` against `emulator` (no database), with the sealing key in `keyFile` and
+    /// `extraArguments` after the others.
+    static func startInMemory(emulator: AuthEmulator, keyFile: URL, extraArguments: [String] = []) async throws
+        -> ProcessInstance
+    {
         try await launch { _ in
             ["--issuer", emulator.issuer.absoluteString, "--store", "memory", "--sealing-key-file", keyFile.path]
+                + extraArguments
         }
     }
 
