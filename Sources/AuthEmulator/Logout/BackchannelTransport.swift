@@ -34,10 +34,19 @@ enum BackchannelTransport {
 
     /// Posts `token` to `uri` and waits at most `timeout` seconds for the answer's head; the body is not read.
     static func post(_ token: String, to uri: URL, using http: HTTPClient, timeout: Double) async -> Outcome {
+        await post(
+            RequestParameters.encode([("logout_token", token)]), type: "application/x-www-form-urlencoded", to: uri,
+            using: http, timeout: timeout)
+    }
+
+    /// Posts `body` of the content type `type` to `uri` and waits at most `timeout` seconds for the answer's head.
+    static func post(_ body: String, type: String, to uri: URL, using http: HTTPClient, timeout: Double) async
+        -> Outcome
+    {
         var request = HTTPClientRequest(url: uri.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: RequestParameters.encode([("logout_token", token)])))
+        request.headers.add(name: "Content-Type", value: type)
+        request.body = .bytes(ByteBuffer(string: body))
         do {
             let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
             let response = try await http.execute(request, deadline: deadline)

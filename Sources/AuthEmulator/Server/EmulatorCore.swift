@@ -16,6 +16,8 @@ final class EmulatorCore: Sendable {
     let logger: Logger
     /// The clients' back-channel logout URIs as they stand, and the delivery log.
     let backchannel: BackchannelRegistry
+    /// The clients' Shared Signals receivers (push delivery) and the delivery log.
+    let securityEvents: SecurityEventReceivers
     /// DPoP nonces and the proofs seen.
     let dpop: DPoPState
     /// Pushed authorization requests and the clients that must push.
@@ -40,6 +42,7 @@ final class EmulatorCore: Sendable {
         self.faults = faults
         self.logger = logger
         self.backchannel = BackchannelRegistry(clients: configuration.clients)
+        self.securityEvents = SecurityEventReceivers()
         self.dpop = DPoPState(requiresNonce: configuration.dpopNonceRequired)
         self.pushed = PushedRequests(clients: configuration.clients)
     }

@@ -38,4 +38,7 @@ public enum ValidationCheck: String, Sendable, Hashable, CaseIterable {
     /// A logout token lacks the back-channel logout event, names neither `sub` nor `sid`, carries a `nonce`,
     /// has no `jti`, or is typed as something else (OpenID Connect Back-Channel Logout 1.0 §2.6).
     case logoutToken
+    /// A Security Event Token lacks `jti` or an `events` object, names no subject this receiver can act on, or is
+    /// typed as something else (RFC 8417, OpenID Shared Signals Framework 1.0).
+    case securityEventToken
 }

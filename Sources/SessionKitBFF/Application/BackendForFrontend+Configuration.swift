@@ -66,6 +66,9 @@ extension BackendForFrontend {
         /// The profile routes (`GET /auth/profile`, `PATCH /auth/profile/metadata`), and which `user_metadata` keys
         /// they let a user change; `nil` (the default): no profile routes.
         public var profile: ProfileRoutes?
+        /// The audience the provider's Security Event Tokens name for this back end (the `aud` of the Shared
+        /// Signals stream that pushes to `POST /auth/ssf/events`); `nil` (the default): the client id.
+        public var securityEventAudience: String?
 
         /// Creates a configuration.
         ///

@@ -31,6 +31,9 @@ import Tracing
 /// - `POST /auth/backchannel-logout`: the provider's back-channel logout (OpenID Connect Back-Channel Logout
 ///   1.0): ends the sessions of the logout token's `sid`, or every session of its `sub` when it names no `sid`,
 ///   on every instance.
+/// - `POST /auth/ssf/events`: the provider's Security Event Tokens (OpenID Shared Signals 1.0, push delivery RFC
+///   8935): a revoked session, a changed credential or a disabled account ends every session of the user on every
+///   instance and revokes their refresh tokens.
 /// - `/api/...`: forwarded to ``Configuration/upstream`` with `Authorization: Bearer <fresh token>`; every
 ///   request must carry the anti-forgery header (`X-CSRF: 1`), whatever its method.
 ///

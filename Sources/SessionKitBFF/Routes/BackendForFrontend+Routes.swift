@@ -20,6 +20,7 @@ extension BackendForFrontend {
             group.patch("auth/profile/metadata") { request, _ in await self.patchProfileMetadata(request) }
         }
         group.post("auth/backchannel-logout") { request, _ in await self.backChannelLogout(request) }
+        group.post("auth/ssf/events") { request, _ in await self.securityEvent(request) }
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
         for target in [sessionAPI].compactMap({ $0 }) + remoteAPIs {
             let path = RouterPath(String(target.mount.dropFirst(configuration.prefix.count + 1)) + "/**")
