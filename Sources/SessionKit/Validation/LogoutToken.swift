@@ -72,22 +72,10 @@ extension ProviderClient {
     static func checkLogoutClaims(
         _ jwt: JWT, issuer: String, clientID: String, now: Date, leeway: TimeInterval, maxAge: TimeInterval
     ) throws(SessionKitError) -> LogoutToken {
-        guard jwt.issuer == issuer else {
-            throw logoutFailure(.issuer, "the logout token's issuer '\(jwt.issuer ?? "none")' is not '\(issuer)'")
-        }
-        guard jwt.audience.contains(clientID) else {
-            throw logoutFailure(.audience, "the logout token's audience does not contain the client id '\(clientID)'")
-        }
-        guard let issuedAt = jwt.issuedAt else { throw logoutFailure(.issuedAt, "the logout token has no iat") }
-        guard issuedAt <= now.addingTimeInterval(leeway), issuedAt >= now.addingTimeInterval(-maxAge - leeway) else {
-            throw logoutFailure(
-                .issuedAt,
-                "the logout token was issued at \(issuedAt.formatted(.iso8601)), outside the accepted window of "
-                    + "\(Int(maxAge)) s before now; check the clocks")
-        }
-        if let expiresAt = jwt.expiresAt, expiresAt <= now.addingTimeInterval(-leeway) {
-            throw logoutFailure(.expiry, "the logout token expired at \(expiresAt.formatted(.iso8601))")
-        }
+        let issuedAt = try checkPushedTokenClaims(
+            jwt, named: "the logout token", issuer: issuer, audience: clientID,
+            audienceName: "the client id '\(clientID)'",
+            now: now, leeway: leeway, maxAge: maxAge, failure: logoutFailure)
         guard case .object(let events)? = jwt.claims["events"], case .object? = events[LogoutToken.event] else {
             throw logoutFailure(.logoutToken, "the token's events claim does not hold the back-channel logout event")
         }

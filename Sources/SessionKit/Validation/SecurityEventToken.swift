@@ -112,22 +112,9 @@ extension ProviderClient {
     static func checkSecurityEventClaims(
         _ jwt: JWT, issuer: String, audience: String, now: Date, leeway: TimeInterval, maxAge: TimeInterval
     ) throws(SessionKitError) -> SecurityEventToken {
-        guard jwt.issuer == issuer else {
-            throw eventFailure(.issuer, "the token's issuer '\(jwt.issuer ?? "none")' is not '\(issuer)'")
-        }
-        guard jwt.audience.contains(audience) else {
-            throw eventFailure(.audience, "the token's audience does not contain '\(audience)'")
-        }
-        guard let issuedAt = jwt.issuedAt else { throw eventFailure(.issuedAt, "the token has no iat") }
-        guard issuedAt <= now.addingTimeInterval(leeway), issuedAt >= now.addingTimeInterval(-maxAge - leeway) else {
-            throw eventFailure(
-                .issuedAt,
-                "the token was issued at \(issuedAt.formatted(.iso8601)), outside the accepted window of "
-                    + "\(Int(maxAge)) s before now; check the clocks")
-        }
-        if let expiresAt = jwt.expiresAt, expiresAt <= now.addingTimeInterval(-leeway) {
-            throw eventFailure(.expiry, "the token expired at \(expiresAt.formatted(.iso8601))")
-        }
+        let issuedAt = try checkPushedTokenClaims(
+            jwt, named: "the token", issuer: issuer, audience: audience, audienceName: "'\(audience)'", now: now,
+            leeway: leeway, maxAge: maxAge, failure: eventFailure)
         guard let jwtID = jwt.identifier, !jwtID.isEmpty else {
             throw eventFailure(.securityEventToken, "the token has no jti, so its replay could not be refused")
         }
