@@ -34,3 +34,14 @@ func pushedAuthorization(on emulator: AuthEmulator) async throws {
     try await emulator.controls.inject(.status(400), into: .pushedAuthorization)
     // snippet.hide
 }
+
+func securityEvents(on emulator: AuthEmulator, to receiverURL: URL) async throws {
+    // snippet.show
+    // snippet.security-events
+    try await emulator.controls.setSecurityEventReceiver(receiverURL, forClient: AuthEmulator.Client.confidentialID)
+    let deliveries = try await emulator.controls.sendSecurityEvent(
+        AuthEmulator.SecurityEventType.sessionRevoked, subject: AuthEmulator.User.aliceID,
+        toClient: AuthEmulator.Client.confidentialID, fault: .duplicate)
+    // snippet.hide
+    _ = deliveries
+}

@@ -74,3 +74,13 @@ func stepUp() async throws {
     // An API's challenge: StepUpChallenge(wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate")!)
     // snippet.hide
 }
+
+func openWebApp(session: SessionManager) async throws {
+    // snippet.show
+    // snippet.session-transfer
+    let transfer = try await session.sessionTransferToken()
+    let signedIn = transfer.appended(to: URL(string: "https://app.example.com/auth/login")!)
+    // open signedIn in the browser at once: the token works once, for about a minute
+    // snippet.hide
+    _ = signedIn
+}

@@ -37,6 +37,15 @@ extension AuthEmulator {
         /// `invalid_request`. Off by default; ``AuthEmulator/Controls/setPushedAuthorizationRequired(_:forClient:)``
         /// changes it at run time. While any client requires it, discovery says so too.
         public var requiresPushedAuthorizationRequests: Bool
+        /// Whether the client may trade its refresh token for a session transfer token (Auth0's Native to Web SSO,
+        /// `can_create_session_transfer_token`): a token exchange with `requested_token_type`
+        /// `urn:auth0:params:oauth:token-type:session_transfer_token`. Off by default; on for the seeded native
+        /// client.
+        public var canCreateSessionTransferTokens: Bool
+        /// Whether `/authorize` for this client signs the user in with a `session_transfer_token` parameter
+        /// (Auth0's `allowed_authentication_methods: ["query"]`). Off by default; on for the seeded confidential
+        /// client, the web app's back end.
+        public var acceptsSessionTransferTokens: Bool
 
         /// Creates a client.
         public init(
@@ -50,7 +59,9 @@ extension AuthEmulator {
             backchannelLogoutURI: String? = nil,
             refreshTokenPolicies: [RefreshTokenPolicy] = [],
             clientGrants: [ClientGrant] = [],
-            requiresPushedAuthorizationRequests: Bool = false
+            requiresPushedAuthorizationRequests: Bool = false,
+            canCreateSessionTransferTokens: Bool = false,
+            acceptsSessionTransferTokens: Bool = false
         ) {
             self.id = id
             self.name = name
@@ -63,6 +74,8 @@ extension AuthEmulator {
             self.refreshTokenPolicies = refreshTokenPolicies
             self.clientGrants = clientGrants
             self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
+            self.canCreateSessionTransferTokens = canCreateSessionTransferTokens
+            self.acceptsSessionTransferTokens = acceptsSessionTransferTokens
         }
 
         /// Whether the client is public (has no secret).
@@ -77,6 +90,7 @@ extension AuthEmulator {
         private enum CodingKeys: String, CodingKey {
             case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
             case backchannelLogoutURI, refreshTokenPolicies, clientGrants, requiresPushedAuthorizationRequests
+            case canCreateSessionTransferTokens, acceptsSessionTransferTokens
         }
 
         /// Decodes a client; only `id` is required.
@@ -95,6 +109,10 @@ extension AuthEmulator {
             self.clientGrants = try c.decodeIfPresent([ClientGrant].self, forKey: .clientGrants) ?? []
             self.requiresPushedAuthorizationRequests =
                 try c.decodeIfPresent(Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false
+            self.canCreateSessionTransferTokens =
+                try c.decodeIfPresent(Bool.self, forKey: .canCreateSessionTransferTokens) ?? false
+            self.acceptsSessionTransferTokens =
+                try c.decodeIfPresent(Bool.self, forKey: .acceptsSessionTransferTokens) ?? false
         }
     }
 }
@@ -115,7 +133,8 @@ extension AuthEmulator.Client {
         name: "SessionKit Native",
         grantTypes: AuthEmulator.GrantType.allSupported.filter { $0 != .clientCredentials },
         redirectURIs: nativeRedirectURIs,
-        refreshTokenPolicies: [.init(.demo), .init(.payments)]
+        refreshTokenPolicies: [.init(.demo), .init(.payments)],
+        canCreateSessionTransferTokens: true
     )
 
     /// The seeded confidential client: a secret, every grant including client credentials, and a client grant on
@@ -130,6 +149,7 @@ extension AuthEmulator.Client {
         // The BFF's home page on any loopback port, where `/oidc/logout` returns the browser.
         postLogoutRedirectURIs: ["http://127.0.0.1/"],
         refreshTokenPolicies: [.init(.demo), .init(.payments)],
-        clientGrants: [.managementUsers]
+        clientGrants: [.managementUsers],
+        acceptsSessionTransferTokens: true
     )
 }

@@ -31,6 +31,15 @@ struct AuthorizeEndpoint: Sendable {
             return failure(error)
         }
         let now = core.clock.now
+        // Native to Web SSO: a session transfer token signs its user in, once, for a client that accepts it; any
+        // other (unknown, used, expired, or for a client that does not accept them) is ignored, and the user signs
+        // in as usual.
+        if let transfer = parameters["session_transfer_token"], request.client.acceptsSessionTransferTokens,
+            let userID = core.sessionTransfers.redeem(transfer, now: now)
+        {
+            let (cookie, session) = await core.state.createSession(userID: userID, now: now)
+            return await issueCode(request, session: session, setting: cookie)
+        }
         if let cookie, let session = await core.state.session(cookie: cookie), !request.prompt.contains("login"),
             request.maxAge.map({ now.timeIntervalSince(session.authTime) <= Double($0) }) ?? true
         {

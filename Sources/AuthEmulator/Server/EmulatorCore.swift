@@ -18,6 +18,8 @@ final class EmulatorCore: Sendable {
     let backchannel: BackchannelRegistry
     /// The clients' Shared Signals receivers (push delivery) and the delivery log.
     let securityEvents: SecurityEventReceivers
+    /// The session transfer tokens issued and not yet used (Native to Web SSO).
+    let sessionTransfers = SessionTransfers()
     /// DPoP nonces and the proofs seen.
     let dpop: DPoPState
     /// Pushed authorization requests and the clients that must push.

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// What a renewal renews: the session's own access token, or an access token for another API from the session's
 /// one refresh token (Auth0's Multi-Resource Refresh Token, Duende's per-`resource` tokens).
 ///
@@ -9,6 +15,10 @@ enum RenewalTarget: Hashable, Sendable {
     case session
     /// An access token for `audience`, with `scope` when one is named.
     case api(APIKey)
+    /// A use of the refresh token that renews nothing and that no other call may share, such as trading it for a
+    /// session transfer token (``SessionManager/sessionTransferToken(audience:)``): renewals wait for it as for any
+    /// other target, and it waits for them.
+    case exclusive(UUID)
 
     /// The key of an API's access token in the session record.
     struct APIKey: Hashable, Sendable {
@@ -39,6 +49,7 @@ enum RenewalTarget: Hashable, Sendable {
         switch self {
         case .session: record.credentials
         case .api(let key): record.apiCredentials[key.recordKey]
+        case .exclusive: nil
         }
     }
 }

@@ -172,6 +172,7 @@ extension SessionManager.PendingRenewal {
         switch target {
         case .session: credentials
         case .api(let key): api?.key == key.recordKey ? api?.credentials : nil
+        case .exclusive: nil
         }
     }
 }

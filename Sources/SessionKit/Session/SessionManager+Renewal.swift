@@ -275,6 +275,7 @@ extension SessionManager {
                 case .session: return try await provider.sendRenewal(current, scope: scope)
                 case .api(let key):
                     return try await provider.sendRenewal(current, scope: nil, parameters: key.grantParameters)
+                case .exclusive: return try await Self.notARenewal()
                 }
             } catch  where error.isRetryable && attempt < policy.transientRetries {
                 attempt += 1
@@ -282,6 +283,11 @@ extension SessionManager {
                 generation = try await extendLease(generation)
             }
         }
+    }
+
+    /// What ``RenewalTarget/exclusive(_:)`` would renew: nothing (it never reaches the renewal's grant).
+    private static func notARenewal() async throws(SessionKitError) -> ProviderClient.ReceivedTokens {
+        throw SessionKitError(code: .invalidInput, message: "an exclusive use of the refresh token is not a renewal")
     }
 
     /// Validates a renewal's answer. Its refresh token is live whatever validation says, so it is kept:
@@ -314,7 +320,7 @@ extension SessionManager {
 
     /// The provider refused the refresh token. If another process stored newer credentials meanwhile,
     /// use them; otherwise clear the session, and the user must sign in again.
-    private func endSession(after error: SessionKitError, leasedGeneration: UInt64) async throws(SessionKitError)
+    func endSession(after error: SessionKitError, leasedGeneration: UInt64) async throws(SessionKitError)
         -> Credentials
     {
         let (record, changed) = try await updateRecord { stored in

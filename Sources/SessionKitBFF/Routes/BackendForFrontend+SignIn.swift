@@ -46,13 +46,23 @@ extension BackendForFrontend {
                 .badGateway, "provider_unavailable",
                 "The identity provider could not be reached to start the sign-in; try again later.")
         }
+        // Native to Web SSO: a session transfer token the app added to this URL goes on to /authorize (in the
+        // browser's query, never pushed), where the provider signs its user in once; the state and PKCE that bind
+        // the callback to this browser are as for any sign-in.
+        var authorizeURL = authorization.url
+        if let transfer = request.uri.queryParameters["session_transfer_token"], !transfer.isEmpty,
+            transfer.utf8.count <= 2048
+        {
+            authorizeURL = SessionTransferToken(token: Secret(String(transfer)), expiresAt: .distantFuture)
+                .appended(to: authorizeURL)
+        }
         let now = Date()
         let pending = PendingSignIn(authorization, returnTo: returnTo, createdAt: now)
         // At most `maximumPendingSignIns` sign-ins under way per browser: the oldest give way to this one.
         let older = cookies.clearingSignIns(
             in: request, keeping: Self.maximumPendingSignIns - 1, lifetime: configuration.signInTimeout, now: now)
         return Answers.redirect(
-            to: authorization.url.absoluteString,
+            to: authorizeURL.absoluteString,
             setCookies: older + [cookies.setSignIn(pending, lifetime: configuration.signInTimeout)])
     }
 
