@@ -46,6 +46,9 @@ final class LoopbackListenerState: Sendable {
         }
     }
 
+    /// Whether the start link has been followed (its one visit spent).
+    var startUsed: Bool { fields.withLock { $0.startUsed } }
+
     /// The authorization URL for a start-link request carrying `token`, once; `nil` when the token is wrong
     /// or no request is set, `.some(nil)` when the link was already used.
     func start(token: String) -> URL?? {

@@ -112,6 +112,10 @@ public final class LoopbackRedirectListener: Sendable {
         return startURL
     }
 
+    /// Whether a browser has followed ``startURL`` (it answers once): for a caller that hands the browser a URL
+    /// carrying a single-use credential and only needs to know it was taken.
+    public var hasStarted: Bool { state.startUsed }
+
     /// Waits for the redirect whose `state` matches the request named by ``startURL(for:)``. Other callbacks
     /// are answered 400 and ignored. Answer the returned redirect's browser with
     /// ``LoopbackRedirect/complete(signedInAs:)`` or ``LoopbackRedirect/complete(failure:)``.

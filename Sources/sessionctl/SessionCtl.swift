@@ -36,7 +36,7 @@ struct SessionCtl: AsyncParsableCommand {
         version: SessionKitVersion.current,
         subcommands: [
             Configure.self, Login.self, Status.self, Token.self, WhoAmI.self, Metadata.self, Refresh.self,
-            Logout.self, GitCredential.self, Kubeconfig.self,
+            Logout.self, GitCredential.self, Kubeconfig.self, Open.self,
         ]
     )
 
