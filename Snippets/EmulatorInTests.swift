@@ -34,3 +34,10 @@ func pushedAuthorization(on emulator: AuthEmulator) async throws {
     try await emulator.controls.inject(.status(400), into: .pushedAuthorization)
     // snippet.hide
 }
+
+func backchannelAuthentication(on emulator: AuthEmulator) async throws {
+    // snippet.show
+    // snippet.ciba
+    try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+    // snippet.hide
+}

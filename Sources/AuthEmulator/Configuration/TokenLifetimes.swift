@@ -3,7 +3,7 @@ extension AuthEmulator {
     ///
     /// The defaults are Auth0's: access tokens one day, ID tokens ten hours, refresh tokens 15 days idle and
     /// 30 days absolute, authorization codes 60 seconds, device codes 15 minutes polled every 5 seconds, pushed
-    /// authorization requests 60 seconds.
+    /// authorization requests 60 seconds, backchannel authentication requests 2 minutes polled every 5 seconds.
     public struct TokenLifetimes: Sendable, Codable, Equatable {
         /// Lifetime of an access token (`expires_in`). Default 86 400.
         public var accessToken: Double
