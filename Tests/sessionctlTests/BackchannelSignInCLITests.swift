@@ -59,6 +59,18 @@ struct BackchannelSignInCLITests {
         }
     }
 
+    @Test("--backchannel with a provider without a CIBA endpoint: exit 4 before anything is sent, and what to do")
+    func providerWithoutEndpoint() async throws {
+        let provider = try await ProviderStandIn.start()
+        defer { provider.stop() }
+        var cli = try provider.cli()
+        defer { cli.cleanUp() }
+        cli.environment["SESSIONCTL_CLIENT_SECRET"] = "stand-in-secret"
+        let login = try await cli.run(["login", "--backchannel", "--login-hint", "alice", "--timeout", "5"])
+        #expect(login.status == 4, "\(login.output)")
+        #expect(login.stderr.contains("sign in without --backchannel"), "\(login.stderr)")
+    }
+
     @Test("refused before anything is sent: no --login-hint, a hint without --backchannel, an unknown user")
     func refusals() async throws {
         try await LiveEmulator.with { emulator in
