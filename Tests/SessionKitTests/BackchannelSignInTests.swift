@@ -116,6 +116,24 @@ struct BackchannelSignInTests {
         }
     }
 
+    @Test("a 503 while polling is retryable and leaves the request pollable: polling again gets the tokens")
+    func transientFailure() async throws {
+        try await LiveEmulator.with { emulator in
+            let provider = try Self.provider(emulator, transport: RecordingTransport())
+            let request = try await provider.backchannelSignIn(loginHint: AuthEmulator.User.aliceEmail)
+            try await emulator.controls.inject(
+                .init(action: .status, status: 503, count: 1, grantType: .ciba), into: .token)
+            await #expect {
+                _ = try await provider.pollBackchannelSignIn(request)
+            } throws: { error in
+                (error as? SessionKitError)?.isRetryable == true
+            }
+            try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+            let credentials = try await provider.pollBackchannelSignIn(request)
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+        }
+    }
+
     @Test("refusals before any poll: unknown login hint, public client, no endpoint; nothing stored")
     func refusals() async throws {
         try await LiveEmulator.with { emulator in
