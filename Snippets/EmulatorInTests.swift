@@ -45,3 +45,10 @@ func securityEvents(on emulator: AuthEmulator, to receiverURL: URL) async throws
     // snippet.hide
     _ = deliveries
 }
+
+func backchannelAuthentication(on emulator: AuthEmulator) async throws {
+    // snippet.show
+    // snippet.ciba
+    try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+    // snippet.hide
+}

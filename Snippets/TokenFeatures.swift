@@ -1,4 +1,4 @@
-// Tokens for several APIs, DPoP-bound tokens, step-up and pushed sign-ins (TokenFeatures.md, one slice per block).
+// Tokens for several APIs, DPoP-bound tokens, step-up, pushed and backchannel sign-ins (TokenFeatures.md, one slice per block).
 
 // snippet.hide
 import Foundation
@@ -46,6 +46,18 @@ func pushedSignIn() async throws {
     // request.url is <authorization endpoint>?client_id=...&request_uri=urn:ietf:params:oauth:request_uri:...
     // snippet.hide
     _ = request
+}
+
+func backchannelSignIn(secret: String) async throws {
+    // snippet.show
+    // snippet.ciba
+    let backend = ProviderClient(
+        configuration: try ProviderConfiguration(issuer: issuer, clientID: clientID, clientSecret: Secret(secret)))
+    let request = try await backend.backchannelSignIn(loginHint: "alice@example.com", bindingMessage: "Deploy 42")
+    print("Approve the sign-in on your device; it shows \(request.bindingMessage ?? "")")
+    let approved = try await backend.pollBackchannelSignIn(request)
+    try await SessionManager(provider: backend, store: store).store(approved)
+    // snippet.hide
 }
 
 func severalAPIs() async throws {

@@ -11,12 +11,13 @@ public import SessionKit
 /// let provider = ProviderClient(configuration: try emulator.providerConfiguration())
 /// ```
 public enum LiveEmulator {
-    /// The configuration tests start from: test controls on, a one-second device poll interval, and
+    /// The configuration tests start from: test controls on, a one-second device (and backchannel) poll interval, and
     /// otherwise the emulator's defaults.
     public static func testConfiguration() -> AuthEmulator.Configuration {
         var configuration = AuthEmulator.Configuration()
         configuration.testControlsEnabled = true
         configuration.lifetimes.devicePollInterval = 1
+        configuration.lifetimes.backchannelPollInterval = 1
         return configuration
     }
 

@@ -19,11 +19,15 @@ extension AuthEmulator.Configuration {
         let l = lifetimes
         let values = [
             l.accessToken, l.idToken, l.refreshTokenIdle, l.refreshTokenAbsolute, l.authorizationCode, l.deviceCode,
+            l.backchannelRequest,
         ]
         if values.contains(where: { !$0.isFinite || $0 <= 0 || $0 > 1e9 }) {
             throw fail("token lifetimes must be positive and at most 1e9 seconds")
         }
         if !(0...3600).contains(l.devicePollInterval) { throw fail("devicePollInterval must be 0...3600 seconds") }
+        if !(0...3600).contains(l.backchannelPollInterval) {
+            throw fail("backchannelPollInterval must be 0...3600 seconds")
+        }
         if !refreshTokenRotation.reuseInterval.isFinite || refreshTokenRotation.reuseInterval < 0 {
             throw fail("reuseInterval must not be negative")
         }

@@ -3,7 +3,7 @@ extension AuthEmulator {
     ///
     /// The defaults are Auth0's: access tokens one day, ID tokens ten hours, refresh tokens 15 days idle and
     /// 30 days absolute, authorization codes 60 seconds, device codes 15 minutes polled every 5 seconds, pushed
-    /// authorization requests 60 seconds.
+    /// authorization requests 60 seconds, backchannel authentication requests 2 minutes polled every 5 seconds.
     public struct TokenLifetimes: Sendable, Codable, Equatable {
         /// Lifetime of an access token (`expires_in`). Default 86 400.
         public var accessToken: Double
@@ -21,6 +21,10 @@ extension AuthEmulator {
         public var devicePollInterval: Int
         /// Lifetime of a pushed authorization request's `request_uri` (RFC 9126 `expires_in`). Default 60.
         public var pushedRequest: Double
+        /// Lifetime of a backchannel authentication request's `auth_req_id` (OpenID CIBA `expires_in`). Default 120.
+        public var backchannelRequest: Double
+        /// The minimum polling interval a backchannel authentication request is told, in whole seconds. Default 5.
+        public var backchannelPollInterval: Int
 
         /// Creates lifetimes; every argument has the default described on its property.
         public init(
@@ -31,7 +35,9 @@ extension AuthEmulator {
             authorizationCode: Double = 60,
             deviceCode: Double = 900,
             devicePollInterval: Int = 5,
-            pushedRequest: Double = 60
+            pushedRequest: Double = 60,
+            backchannelRequest: Double = 120,
+            backchannelPollInterval: Int = 5
         ) {
             self.accessToken = accessToken
             self.idToken = idToken
@@ -41,11 +47,14 @@ extension AuthEmulator {
             self.deviceCode = deviceCode
             self.devicePollInterval = devicePollInterval
             self.pushedRequest = pushedRequest
+            self.backchannelRequest = backchannelRequest
+            self.backchannelPollInterval = backchannelPollInterval
         }
 
         private enum CodingKeys: String, CodingKey {
             case accessToken, idToken, refreshTokenIdle, refreshTokenAbsolute, authorizationCode
             case deviceCode, devicePollInterval, pushedRequest
+            case backchannelRequest, backchannelPollInterval
         }
 
         /// Decodes lifetimes; every key is optional.
@@ -63,6 +72,10 @@ extension AuthEmulator {
             self.devicePollInterval =
                 try c.decodeIfPresent(Int.self, forKey: .devicePollInterval) ?? d.devicePollInterval
             self.pushedRequest = try c.decodeIfPresent(Double.self, forKey: .pushedRequest) ?? d.pushedRequest
+            self.backchannelRequest =
+                try c.decodeIfPresent(Double.self, forKey: .backchannelRequest) ?? d.backchannelRequest
+            self.backchannelPollInterval =
+                try c.decodeIfPresent(Int.self, forKey: .backchannelPollInterval) ?? d.backchannelPollInterval
         }
     }
 

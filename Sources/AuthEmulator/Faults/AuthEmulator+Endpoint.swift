@@ -23,6 +23,8 @@ extension AuthEmulator {
         case endSession
         /// `POST /oauth/par`, the pushed authorization request endpoint (RFC 9126).
         case pushedAuthorization
+        /// `POST /bc-authorize`, the backchannel authentication endpoint (OpenID CIBA Core 1.0).
+        case backchannelAuthentication
 
         /// The endpoint serving `path`, or `nil` for test-control and unknown paths.
         init?(path: String) {
@@ -37,6 +39,7 @@ extension AuthEmulator {
             case "/oauth/revoke": self = .revoke
             case "/oidc/logout": self = .endSession
             case "/oauth/par": self = .pushedAuthorization
+            case "/bc-authorize": self = .backchannelAuthentication
             default:
                 guard path.hasPrefix("/api/v2/") else { return nil }
                 self = .management

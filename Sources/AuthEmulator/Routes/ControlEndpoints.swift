@@ -107,6 +107,7 @@ struct ControlEndpoints: Sendable {
             }
         }
         registerLogoutControls(on: group, controls: controls)
+        registerBackchannelControls(on: group, controls: controls)
         group.post("device/approve") { request, context -> Response in
             if let refusal = Self.refuseUnlessJSON(request) { return refusal }
             return try await run {

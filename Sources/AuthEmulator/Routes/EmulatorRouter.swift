@@ -9,6 +9,7 @@ enum EmulatorRouter {
         PushedAuthorizationEndpoint(core: core).register(on: router)
         TokenEndpoint(core: core).register(on: router)
         DeviceEndpoints(core: core).register(on: router)
+        BackchannelAuthenticationEndpoint(core: core).register(on: router)
         UserInfoEndpoint(core: core).register(on: router)
         RevokeEndpoint(core: core).register(on: router)
         EndSessionEndpoint(core: core).register(on: router)

@@ -47,6 +47,7 @@ struct TokenEndpoint: Sendable {
         case .deviceCode: return try await grants.deviceCode(p)
         case .tokenExchange: return try await grants.tokenExchange(p)
         case .clientCredentials: return try await grants.clientCredentials(p)
+        case .ciba: return try await grants.ciba(p)
         default: throw OAuthError(.unsupportedGrantType, "Unsupported grant type: \(wire)")
         }
     }

@@ -24,6 +24,8 @@ final class EmulatorCore: Sendable {
     let dpop: DPoPState
     /// Pushed authorization requests and the clients that must push.
     let pushed: PushedRequests
+    /// Backchannel authentication requests (OpenID CIBA) awaiting the user's decision.
+    let ciba = BackchannelRequests()
 
     init(
         configuration: AuthEmulator.Configuration,

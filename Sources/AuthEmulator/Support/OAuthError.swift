@@ -29,6 +29,10 @@ struct OAuthError: Error, Sendable {
         static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
         /// A `request_uri` that is expired, used or unknown (RFC 9101 section 6.2, used by RFC 9126).
         static let invalidRequestURI = Code(rawValue: "invalid_request_uri")
+        /// A `login_hint` that names no known user (OpenID CIBA Core section 13).
+        static let unknownUserID = Code(rawValue: "unknown_user_id")
+        /// A `binding_message` that is too long or holds characters that cannot be shown (CIBA Core section 13).
+        static let invalidBindingMessage = Code(rawValue: "invalid_binding_message")
     }
 
     let code: Code

@@ -143,6 +143,8 @@ public struct EndpointOverrides: Sendable, Equatable {
     public var endSession: URL?
     /// The RFC 9126 pushed authorization request endpoint.
     public var pushedAuthorization: URL?
+    /// The OpenID CIBA backchannel authentication endpoint.
+    public var backchannelAuthentication: URL?
 
     /// Creates overrides; `nil` means "use discovery".
     public init(
@@ -153,7 +155,8 @@ public struct EndpointOverrides: Sendable, Equatable {
         deviceAuthorization: URL? = nil,
         jwks: URL? = nil,
         endSession: URL? = nil,
-        pushedAuthorization: URL? = nil
+        pushedAuthorization: URL? = nil,
+        backchannelAuthentication: URL? = nil
     ) {
         self.authorization = authorization
         self.token = token
@@ -163,6 +166,7 @@ public struct EndpointOverrides: Sendable, Equatable {
         self.jwks = jwks
         self.endSession = endSession
         self.pushedAuthorization = pushedAuthorization
+        self.backchannelAuthentication = backchannelAuthentication
     }
 
     /// The overrides that are set, with their names.
@@ -171,6 +175,7 @@ public struct EndpointOverrides: Sendable, Equatable {
             ("authorization", authorization), ("token", token), ("userinfo", userInfo), ("revocation", revocation),
             ("device authorization", deviceAuthorization), ("JWKS", jwks),
             ("end-session", endSession), ("pushed authorization request", pushedAuthorization),
+            ("backchannel authentication", backchannelAuthentication),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

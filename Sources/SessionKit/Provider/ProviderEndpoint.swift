@@ -12,6 +12,7 @@
 public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
     enum Storage: String, Hashable, Sendable {
         case authorization, token, userInfo, revocation, deviceAuthorization, jwks, endSession, pushedAuthorization
+        case backchannelAuthentication
     }
 
     let storage: Storage
@@ -32,12 +33,14 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
     public static let endSession = ProviderEndpoint(storage: .endSession)
     /// The RFC 9126 pushed authorization request endpoint (``EndpointOverrides/pushedAuthorization``).
     public static let pushedAuthorization = ProviderEndpoint(storage: .pushedAuthorization)
+    /// The OpenID CIBA backchannel authentication endpoint (``EndpointOverrides/backchannelAuthentication``).
+    public static let backchannelAuthentication = ProviderEndpoint(storage: .backchannelAuthentication)
 
     /// The name of the ``EndpointOverrides`` property that supplies it, such as `deviceAuthorization`.
     public var description: String { storage.rawValue }
 
     /// Its name in a sentence: `authorization`, `token`, `userinfo`, `revocation`, `device-authorization`, `JWKS`,
-    /// `end-session` or `pushed authorization request`.
+    /// `end-session`, `pushed authorization request` or `backchannel authentication`.
     public var name: String {
         switch storage {
         case .authorization: "authorization"
@@ -48,6 +51,7 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .jwks: "JWKS"
         case .endSession: "end-session"
         case .pushedAuthorization: "pushed authorization request"
+        case .backchannelAuthentication: "backchannel authentication"
         }
     }
 
@@ -62,6 +66,7 @@ public struct ProviderEndpoint: Hashable, Sendable, CustomStringConvertible {
         case .jwks: \.jwksURI
         case .endSession: \.endSessionEndpoint
         case .pushedAuthorization: \.pushedAuthorizationRequestEndpoint
+        case .backchannelAuthentication: \.backchannelAuthenticationEndpoint
         }
     }
 }

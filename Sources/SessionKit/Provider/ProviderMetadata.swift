@@ -38,6 +38,12 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
     /// Whether the provider accepts authorization requests only through its pushed authorization request endpoint
     /// (RFC 9126, `require_pushed_authorization_requests`); `nil` when the document does not say (`false`).
     public var requirePushedAuthorizationRequests: Bool?
+    /// Where a client asks the provider to authenticate a user on their own device (OpenID CIBA Core 1.0,
+    /// `backchannel_authentication_endpoint`).
+    public var backchannelAuthenticationEndpoint: URL?
+    /// How the provider delivers a backchannel authentication's tokens (`backchannel_token_delivery_modes_supported`:
+    /// `poll`, `ping`, `push`), when it says; SessionKit polls.
+    public var backchannelTokenDeliveryModes: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -54,6 +60,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         case scopesSupported = "scopes_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
+        case backchannelTokenDeliveryModes = "backchannel_token_delivery_modes_supported"
     }
 
     /// Creates metadata from explicit endpoints, for providers without discovery.
@@ -71,7 +79,9 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         tokenEndpointAuthMethods: [String]? = nil,
         scopesSupported: [String]? = nil,
         pushedAuthorizationRequestEndpoint: URL? = nil,
-        requirePushedAuthorizationRequests: Bool? = nil
+        requirePushedAuthorizationRequests: Bool? = nil,
+        backchannelAuthenticationEndpoint: URL? = nil,
+        backchannelTokenDeliveryModes: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -87,6 +97,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         self.scopesSupported = scopesSupported
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.backchannelAuthenticationEndpoint = backchannelAuthenticationEndpoint
+        self.backchannelTokenDeliveryModes = backchannelTokenDeliveryModes
     }
 
     /// These metadata with every non-`nil` override applied.
@@ -100,6 +112,8 @@ public struct ProviderMetadata: Sendable, Equatable, Decodable {
         merged.jwksURI = overrides.jwks ?? jwksURI
         merged.endSessionEndpoint = overrides.endSession ?? endSessionEndpoint
         merged.pushedAuthorizationRequestEndpoint = overrides.pushedAuthorization ?? pushedAuthorizationRequestEndpoint
+        merged.backchannelAuthenticationEndpoint =
+            overrides.backchannelAuthentication ?? backchannelAuthenticationEndpoint
         return merged
     }
 

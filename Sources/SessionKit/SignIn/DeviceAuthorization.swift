@@ -89,25 +89,11 @@ extension ProviderClient {
         _ authorization: DeviceAuthorization,
         onPending: @Sendable () -> Void = {}
     ) async throws(SessionKitError) -> Credentials {
-        var interval = authorization.interval
         let parameters = [
             ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
             ("device_code", authorization.deviceCode.unsafeRawValue),
         ]
-        while true {
-            do {
-                try await Task.sleep(for: .milliseconds(Int(min(max(interval, 0), 3600) * 1000)))
-            } catch {
-                throw SessionKitError(code: .cancelled, message: "device sign-in was cancelled")
-            }
-            do {
-                // As for the password grant: an ID token is validated when present, not required.
-                return try await tokenRequest(parameters, expecting: .init())
-            } catch  where error.oauthError == "authorization_pending" {
-                onPending()
-            } catch  where error.oauthError == "slow_down" {
-                interval += 5
-            }
-        }
+        return try await pollTokenEndpoint(
+            parameters, interval: authorization.interval, flow: "device sign-in", onPending: onPending)
     }
 }

@@ -8,20 +8,24 @@ import SessionKitLoopback
     import Foundation
 #endif
 
-/// `sessionctl login`: signs in with the browser (PKCE), a device code, or a password, and stores the session.
+/// `sessionctl login`: signs in with the browser (PKCE), a device code, a password, or an approval on the user's own
+/// device (backchannel, OpenID CIBA), and stores the session.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in and store the session.",
         discussion: "--browser (the default) opens a short link in $BROWSER (else xdg-open/open) and listens on "
             + "127.0.0.1 (or the --redirect-uri host) for the redirect; the browser's page says how the sign-in ended; "
-            + "--device shows a code to enter on another device; --password reads the password from standard input. "
+            + "--device shows a code to enter on another device; --password reads the password from standard input; "
+            + "--backchannel --login-hint USER asks the provider to have that user approve on their own device "
+            + "(OpenID CIBA, poll mode; a confidential client). "
             + "A provider that requires pushed authorization requests (RFC 9126) gets one; --par pushes anyway.\n\n"
             + "Examples: sessionctl login; sessionctl login --device; "
-            + "printf %s \"$PASSWORD\" | sessionctl login --password-stdin --username alice@example.com"
+            + "printf %s \"$PASSWORD\" | sessionctl login --password-stdin --username alice@example.com; "
+            + "sessionctl login --backchannel --login-hint alice@example.com --binding-message 'Deploy 42'"
     )
 
     enum Method: String, EnumerableFlag {
-        case browser, device, password
+        case browser, device, password, backchannel
     }
 
     @OptionGroup var options: GlobalOptions
@@ -42,6 +46,18 @@ struct Login: AsyncParsableCommand {
 
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (implies --password).")
     var passwordStdin = false
+
+    @Option(
+        name: .customLong("login-hint"),
+        help: "Who approves a --backchannel sign-in on their own device, as the provider knows them (email, user id).")
+    var loginHint: String?
+
+    @Option(
+        name: .customLong("binding-message"),
+        help: ArgumentHelp(
+            "A short text shown here and on the user's device with a --backchannel sign-in.",
+            discussion: "Providers take letters, digits, spaces and +-_.,:# up to about 64 characters."))
+    var bindingMessage: String?
 
     @Option(help: "Seconds to wait for the browser or device approval.")
     var timeout: Int = 300
@@ -84,6 +100,13 @@ struct Login: AsyncParsableCommand {
         if par, method != .browser || passwordStdin {
             throw ValidationError("--par needs the browser sign-in; leave out --\(passwordStdin ? .password : method)")
         }
+        if method == .backchannel && !passwordStdin {
+            guard let loginHint, !loginHint.isEmpty else {
+                throw ValidationError("--backchannel needs --login-hint: who is to approve the sign-in on their device")
+            }
+        } else if loginHint != nil || bindingMessage != nil {
+            throw ValidationError("--login-hint and --binding-message need --backchannel")
+        }
         if passwordStdin || method == .password {
             guard let username, !username.isEmpty else {
                 throw ValidationError("--password needs --username; the password itself is read from standard input")
@@ -99,6 +122,10 @@ struct Login: AsyncParsableCommand {
             switch chosen {
             case .password: credentials = try await passwordSignIn(context)
             case .device: credentials = try await DeviceSignIn(context: context, timeout: timeout).run()
+            case .backchannel:
+                credentials = try await BackchannelSignIn(
+                    context: context, loginHint: loginHint ?? "", bindingMessage: bindingMessage, timeout: timeout
+                ).run()
             case .browser:
                 // Stored by the sign-in itself, before the browser's page says "Signed in".
                 credentials = try await BrowserSignIn(

@@ -17,6 +17,11 @@ extension SessionKitError {
             return "the provider's discovery document lists no pushed authorization request endpoint: it does not take "
                 + "pushed authorization requests (RFC 9126); sign in without --par"
         }
+        if endpoint == .backchannelAuthentication {
+            return "the provider's discovery document lists no backchannel authentication endpoint: it does not "
+                + "support sign-ins approved on the user's device (OpenID CIBA); sign in without --backchannel (the "
+                + "browser, or --device)"
+        }
         guard let option = Configure.EndpointOption.name(for: endpoint) else {
             return "the provider's discovery document lists no \(endpoint.name) endpoint, and sessionctl has no "
                 + "setting for one"

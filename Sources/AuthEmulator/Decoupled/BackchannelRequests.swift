@@ -1,0 +1,106 @@
+import Foundation
+import SessionKitSupport
+import Synchronization
+
+/// Client-initiated back-channel authentication requests (OpenID CIBA Core 1.0) awaiting the user's decision, keyed
+/// by the digest of their `auth_req_id`. Small shared state behind a lock, kept in memory only: a request lives
+/// minutes, not across restarts.
+final class BackchannelRequests: Sendable {
+    /// Where a request stands.
+    enum Status: Sendable, Equatable {
+        case pending
+        case approved(authTime: Date)
+        case denied
+        case consumed
+    }
+
+    /// A request: whose it is, for which user, what it asked for, and how it is polled.
+    struct Record: Sendable {
+        var clientID: String
+        var userID: String
+        var scopes: [String]
+        var audience: String?
+        var bindingMessage: String?
+        var expiresAt: Date
+        /// The minimum seconds between polls; grows by 5 with every `slow_down`.
+        var interval: Int
+        var lastPolledAt: Date?
+        /// Set by a test control: the next poll answers `slow_down` whatever its timing, as a loaded provider does.
+        var slowDownNext = false
+        var status = Status.pending
+    }
+
+    private let records = Mutex<[String: Record]>([:])
+
+    /// Stores a request and returns its new `auth_req_id`; records expired for ten minutes are dropped.
+    func start(_ record: Record, now: Date) -> String {
+        let id = SecureRandom.token()
+        records.withLock { records in
+            records = records.filter { $0.value.expiresAt.addingTimeInterval(600) > now }
+            records[Hex.sha256(id)] = record
+        }
+        return id
+    }
+
+    /// Approves (with `authTime`) or denies the newest pending, unexpired request for `userID`, optionally only one
+    /// with `bindingMessage`; `false` when there is none.
+    func decide(userID: String, bindingMessage: String?, approvedAt authTime: Date?, now: Date) -> Bool {
+        records.withLock { records in
+            let candidates = records.filter { _, record in
+                record.userID == userID && record.status == .pending && record.expiresAt > now
+                    && (bindingMessage == nil || record.bindingMessage == bindingMessage)
+            }
+            guard let newest = candidates.max(by: { $0.value.expiresAt < $1.value.expiresAt })?.key else {
+                return false
+            }
+            records[newest]?.status = authTime.map { .approved(authTime: $0) } ?? .denied
+            return true
+        }
+    }
+
+    /// Makes the next poll of the newest pending request for `userID` answer `slow_down`; `false` when there is none.
+    func slowDownNextPoll(userID: String, now: Date) -> Bool {
+        records.withLock { records in
+            let candidates = records.filter { $0.value.userID == userID && $0.value.expiresAt > now }
+            guard let newest = candidates.max(by: { $0.value.expiresAt < $1.value.expiresAt })?.key else {
+                return false
+            }
+            records[newest]?.slowDownNext = true
+            return true
+        }
+    }
+
+    /// One poll (CIBA Core section 11): pending, slow_down (the interval grows by 5 s), expired, denied, or the
+    /// approval, which is handed out once.
+    func poll(_ authReqID: String, clientID: String, now: Date) -> Result<Record, OAuthError> {
+        records.withLock { records in
+            let digest = Hex.sha256(authReqID)
+            let invalid = OAuthError(.invalidGrant, "Invalid or expired auth_req_id.")
+            guard var record = records[digest], record.clientID == clientID else { return .failure(invalid) }
+            defer { records[digest] = record }
+            if record.expiresAt <= now, record.status != .consumed {
+                return .failure(OAuthError(.expiredToken, "The auth_req_id has expired; start a new request."))
+            }
+            let early = record.lastPolledAt.map { now.timeIntervalSince($0) < Double(record.interval) } ?? false
+            record.lastPolledAt = now
+            if early || record.slowDownNext {
+                record.slowDownNext = false
+                record.interval += 5
+                return .failure(
+                    OAuthError(.slowDown, "You are polling faster than allowed; wait \(record.interval) s."))
+            }
+            switch record.status {
+            case .pending:
+                return .failure(OAuthError(.authorizationPending, "The user has yet to approve the request."))
+            case .denied:
+                return .failure(OAuthError(.accessDenied, "The user denied the request."))
+            case .consumed:
+                return .failure(invalid)
+            case .approved:
+                let approved = record
+                record.status = .consumed
+                return .success(approved)
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import SessionKitSupport
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension ProviderClient {
+    /// Asks the provider to authenticate a user on their own device (OpenID CIBA Core 1.0, poll mode): show the user
+    /// ``BackchannelAuthentication/bindingMessage``, then call ``pollBackchannelSignIn(_:onPending:)``.
+    ///
+    /// The request goes to the provider's `backchannel_authentication_endpoint` (or
+    /// ``EndpointOverrides/backchannelAuthentication``) with the client's authentication as at the token endpoint, so
+    /// the client must be confidential. Ping and push delivery are not supported: SessionKit polls.
+    ///
+    /// - Parameters:
+    ///   - loginHint: Who is to approve, as the provider knows them (an email address, a user id).
+    ///   - bindingMessage: A short text shown both here and on the user's device, so that they approve this sign-in
+    ///     and no other (providers allow letters, digits, spaces and a little punctuation, up to about 64 characters).
+    ///   - scope: The scope to ask for; ``ProviderConfiguration/scope`` when `nil`. It must contain `openid`.
+    ///   - audience: The API to ask an access token for; ``ProviderConfiguration/audience`` when `nil`.
+    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` without a client secret, without the endpoint, or when
+    ///   the provider only pings or pushes; ``SessionKitError/Code/providerError`` when the provider refuses (for
+    ///   `unknown_user_id`, `invalid_binding_message`, `unauthorized_client`, with what to change). Nothing is stored.
+    public func backchannelSignIn(
+        loginHint: String,
+        bindingMessage: String? = nil,
+        scope: String? = nil,
+        audience: String? = nil
+    ) async throws(SessionKitError) -> BackchannelAuthentication {
+        guard configuration.clientSecret != nil else {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "backchannel authentication needs a confidential client: set the client's secret "
+                    + "(ProviderConfiguration.clientSecret); nothing was sent")
+        }
+        let metadata = try await metadata()
+        if let modes = metadata.backchannelTokenDeliveryModes, !modes.contains("poll") {
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "the provider delivers backchannel authentications only by "
+                    + "\(modes.joined(separator: " or ")), and SessionKit only polls; sign in another way (a device "
+                    + "code or the browser)")
+        }
+        let url = try metadata.endpoint(.backchannelAuthentication)
+        var parameters = try await scopeParameters(scope: scope, audience: audience)
+        parameters.append(("login_hint", loginHint))
+        if let bindingMessage { parameters.append(("binding_message", bindingMessage)) }
+        let endpoint = "backchannel authentication endpoint"
+        let response = try await postForm(parameters, to: url, endpoint: endpoint)
+        guard response.status == 200 else {
+            throw Self.backchannelRefused(
+                await explainingScope(providerFailure(response, endpoint: endpoint), asked: parameters[0].1))
+        }
+        let object = (try? JSONValue(parsing: response.body))?.objectValue
+        guard let id = object?["auth_req_id"]?.stringValue, !id.isEmpty, id.utf8.count <= 4096,
+            let expiresIn = object?["expires_in"]?.doubleValue
+        else {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message: "the \(endpoint) answered without a usable auth_req_id or expires_in; try again, and check "
+                    + "the endpoint configuration if it persists",
+                httpStatus: response.status)
+        }
+        let interval = object?["interval"]?.doubleValue ?? 5
+        // Numbers from the network become sleeps and deadlines: refuse any that cannot be one.
+        guard expiresIn.isFinite, expiresIn > 0, expiresIn <= 86_400, interval.isFinite, (0...600).contains(interval)
+        else {
+            throw SessionKitError(
+                code: .invalidResponse,
+                message: "the \(endpoint)'s expires_in (1 s to 1 day) or interval (0 to 600 s) is out of range; the "
+                    + "provider sent something no client can wait for")
+        }
+        return BackchannelAuthentication(
+            bindingMessage: bindingMessage,
+            expiresAt: clock.now().addingTimeInterval(expiresIn),
+            interval: interval,
+            authReqID: Secret(id))
+    }
+
+    /// Polls the token endpoint (`grant_type=urn:openid:params:grant-type:ciba`) until the user approves or denies on
+    /// their device, honouring `interval` and `slow_down` (which adds 5 s) as the device grant does.
+    ///
+    /// A retryable error (``SessionKitError/isRetryable``: the network, a 5xx) leaves the request as it was: poll it
+    /// again while it lasts. A stored session is never touched: store the returned credentials yourself.
+    ///
+    /// - Parameter onPending: Called after each `authorization_pending`, for a spinner.
+    /// - Throws: ``SessionKitError/Code/providerError`` with `access_denied` (the user refused) or `expired_token`
+    ///   (nobody approved in time): start a new request.
+    public func pollBackchannelSignIn(
+        _ authentication: BackchannelAuthentication,
+        onPending: @Sendable () -> Void = {}
+    ) async throws(SessionKitError) -> Credentials {
+        let parameters = [
+            ("grant_type", "urn:openid:params:grant-type:ciba"),
+            ("auth_req_id", authentication.authReqID.unsafeRawValue),
+        ]
+        do {
+            return try await pollTokenEndpoint(
+                parameters, interval: authentication.interval, flow: "backchannel sign-in", onPending: onPending)
+        } catch {
+            throw Self.backchannelRefused(error)
+        }
+    }
+
+    /// A refusal of a backchannel authentication, said in its own words with what to do next; other errors as they
+    /// are.
+    static func backchannelRefused(_ error: SessionKitError) -> SessionKitError {
+        guard error.code == .providerError, let oauthError = error.oauthError else { return error }
+        let advice: String
+        switch oauthError {
+        case "access_denied": advice = "the user denied the sign-in on their device"
+        case "expired_token": advice = "nobody approved the sign-in in time; start a new one"
+        case "unknown_user_id": advice = "the provider knows no user by that login hint; check it"
+        case "invalid_binding_message":
+            advice = "the provider cannot show that binding message; use a shorter one of letters, digits and spaces"
+        case "unauthorized_client", "invalid_client":
+            advice =
+                "the client may not use backchannel authentication: allow the CIBA grant for it at the provider and "
+                + "check its secret"
+        default: return error
+        }
+        return SessionKitError(
+            code: error.code,
+            message: "backchannel sign-in failed (\(oauthError)): \(advice). Nothing was stored, and a stored session "
+                + "is kept",
+            oauthError: error.oauthError, oauthErrorDescription: error.oauthErrorDescription,
+            httpStatus: error.httpStatus, underlyingError: error)
+    }
+}
