@@ -94,8 +94,11 @@ final class CookieBrowser: Sendable {
 
     /// The whole sign-in through `instance`: login, the provider's form, the callback (delivered to `instance`
     /// whatever host the provider redirected to, as a TLS-terminating proxy would), and the app's redirect.
-    func signIn(through instance: URL, returnTo: String? = nil) async throws -> Page {
-        let callback = try await callbackURL(from: instance, returnTo: returnTo)
+    func signIn(
+        through instance: URL, returnTo: String? = nil, email: String = "alice@example.com",
+        password: String = "alice-demo-password"
+    ) async throws -> Page {
+        let callback = try await callbackURL(from: instance, returnTo: returnTo, email: email, password: password)
         return try await get(Self.rebase(callback, onto: instance))
     }
 
