@@ -17,16 +17,9 @@ struct BackchannelAuthenticationEndpoint: Sendable {
         CharacterSet(charactersIn: "+-_.,:#"))
 
     func register(on router: Router<EmulatorRequestContext>) {
-        router.post("bc-authorize") { request, _ -> Response in
-            var request = request
-            do throws(OAuthError) {
-                let parameters = try await RequestParameters.body(of: &request)
-                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                return try await start(parameters, client: client)
-            } catch {
-                core.logger.debug("Backchannel authentication refused", metadata: ["error": "\(error.code.rawValue)"])
-                return error.response
-            }
+        router.postFromClient("bc-authorize", core: core, refused: "Backchannel authentication refused") {
+            (request, parameters, client) async throws(OAuthError) -> Response in
+            return try await start(parameters, client: client)
         }
     }
 

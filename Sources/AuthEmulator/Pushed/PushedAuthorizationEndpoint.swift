@@ -11,20 +11,13 @@ struct PushedAuthorizationEndpoint: Sendable {
     let core: EmulatorCore
 
     func register(on router: Router<EmulatorRequestContext>) {
-        router.post("oauth/par") { request, _ -> Response in
-            var request = request
-            do throws(OAuthError) {
-                let parameters = try await RequestParameters.body(of: &request)
-                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                let jkt = try await DPoPVerifier(core: core).authorizationServerKey(
-                    of: request, url: core.issuer + "oauth/par")
-                var answer = try push(parameters, client: client, dpop: jkt)
-                if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
-                return answer
-            } catch {
-                core.logger.debug("Pushed authorization request refused", metadata: ["error": "\(error.code.rawValue)"])
-                return error.response
-            }
+        router.postFromClient("oauth/par", core: core, refused: "Pushed authorization request refused") {
+            (request, parameters, client) async throws(OAuthError) -> Response in
+            let jkt = try await DPoPVerifier(core: core).authorizationServerKey(
+                of: request, url: core.issuer + "oauth/par")
+            var answer = try push(parameters, client: client, dpop: jkt)
+            if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
+            return answer
         }
     }
 

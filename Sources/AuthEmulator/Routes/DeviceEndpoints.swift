@@ -7,15 +7,9 @@ struct DeviceEndpoints: Sendable {
     let core: EmulatorCore
 
     func register(on router: Router<EmulatorRequestContext>) {
-        router.post("oauth/device/code") { request, _ -> Response in
-            var request = request
-            do throws(OAuthError) {
-                let parameters = try await RequestParameters.body(of: &request)
-                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                return try await start(parameters, client: client)
-            } catch {
-                return error.response
-            }
+        router.postFromClient("oauth/device/code", core: core) {
+            (request, parameters, client) async throws(OAuthError) -> Response in
+            return try await start(parameters, client: client)
         }
         router.get("activate") { request, _ -> Response in
             Answer.html(HTMLPages.activate(userCode: RequestParameters.query(of: request)["user_code"]))

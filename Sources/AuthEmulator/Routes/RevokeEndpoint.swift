@@ -6,23 +6,17 @@ struct RevokeEndpoint: Sendable {
     let core: EmulatorCore
 
     func register(on router: Router<EmulatorRequestContext>) {
-        router.post("oauth/revoke") { request, _ -> Response in
-            var request = request
-            do throws(OAuthError) {
-                let parameters = try await RequestParameters.body(of: &request)
-                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                guard let token = parameters["token"] else {
-                    throw OAuthError(.invalidRequest, "Missing required parameter: token")
-                }
-                guard await core.state.revokeRefreshToken(token, clientID: client.id) else {
-                    throw OAuthError(.invalidRequest, "The token was not issued to this client.")
-                }
-                var response = Response(status: .ok)
-                response.headers[.cacheControl] = "no-store"
-                return response
-            } catch {
-                return error.response
+        router.postFromClient("oauth/revoke", core: core) {
+            (request, parameters, client) async throws(OAuthError) -> Response in
+            guard let token = parameters["token"] else {
+                throw OAuthError(.invalidRequest, "Missing required parameter: token")
             }
+            guard await core.state.revokeRefreshToken(token, clientID: client.id) else {
+                throw OAuthError(.invalidRequest, "The token was not issued to this client.")
+            }
+            var response = Response(status: .ok)
+            response.headers[.cacheControl] = "no-store"
+            return response
         }
     }
 }

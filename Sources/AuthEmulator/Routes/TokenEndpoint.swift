@@ -8,21 +8,14 @@ struct TokenEndpoint: Sendable {
     let core: EmulatorCore
 
     func register(on router: Router<EmulatorRequestContext>) {
-        router.post("oauth/token") { request, _ -> Response in
-            var request = request
-            do throws(OAuthError) {
-                let parameters = try await RequestParameters.body(of: &request)
-                let client = try ClientAuthenticator(core: core).authenticate(request, parameters)
-                let jkt = try await DPoPVerifier(core: core).authorizationServerKey(
-                    of: request, url: core.issuer + "oauth/token")
-                let response = try await grant(parameters, client: client, dpop: jkt)
-                var answer = Answer.json(response)
-                if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
-                return answer
-            } catch {
-                core.logger.debug("Token request refused", metadata: ["error": "\(error.code.rawValue)"])
-                return error.response
-            }
+        router.postFromClient("oauth/token", core: core, refused: "Token request refused") {
+            (request, parameters, client) async throws(OAuthError) -> Response in
+            let jkt = try await DPoPVerifier(core: core).authorizationServerKey(
+                of: request, url: core.issuer + "oauth/token")
+            let response = try await grant(parameters, client: client, dpop: jkt)
+            var answer = Answer.json(response)
+            if let nonce = await core.dpop.nonceToAnnounce { answer.headers[HTTPField.Name("DPoP-Nonce")!] = nonce }
+            return answer
         }
     }
 
