@@ -29,7 +29,7 @@ struct SecurityEventTests {
                 toClient: Self.client)
             let delivery = try #require(deliveries.first)
             #expect(delivery.status == 202, "A accepted the token: \(delivery)")
-            #expect(try await Self.refused(alice, on: b), "B refuses alice's session within a second")
+            #expect(try await alice.isRefused(on: b), "B refuses alice's session within a second")
             #expect(try await alice.get(a.at("/auth/me")).status == 401)
             #expect(try await bob.get(b.at("/auth/me")).status == 200, "bob is still signed in")
 
@@ -54,7 +54,7 @@ struct SecurityEventTests {
                 AuthEmulator.SecurityEventType.accountDisabled, subject: AuthEmulator.User.aliceID,
                 toClient: Self.client, fault: .duplicate)
             #expect(deliveries.map(\.status) == [202, 400], "\(deliveries)")
-            #expect(try await Self.refused(alice, on: b))
+            #expect(try await alice.isRefused(on: b))
             do throws(SessionKitError) {
                 _ = try await a.bff.provider.renew(stored)
                 Issue.record("the refresh token still works after account-disabled")
@@ -107,7 +107,7 @@ struct SecurityEventTests {
                 AuthEmulator.SecurityEventType.credentialChange, subject: AuthEmulator.User.aliceID,
                 toClient: Self.client, fault: .slow(seconds: 1))
             #expect(made.first?.status == 202, "\(made)")
-            #expect(try await Self.refused(alice, on: b))
+            #expect(try await alice.isRefused(on: b))
         }
     }
 
@@ -134,16 +134,6 @@ struct SecurityEventTests {
             await a.stop()
             await b.stop()
         }
-    }
-
-    /// Whether `browser`'s session is refused on `instance` within a second.
-    static func refused(_ browser: CookieBrowser, on instance: InProcessInstance) async throws -> Bool {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(1) {
-            if try await browser.get(instance.at("/auth/me")).status == 401 { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 
     static func post(_ token: String, to instance: InProcessInstance, with browser: CookieBrowser) async throws

@@ -102,6 +102,17 @@ final class CookieBrowser: Sendable {
         return try await get(Self.rebase(callback, onto: instance))
     }
 
+    /// Whether this browser's session is refused (`/auth/me` answers 401) on `instance` within `limit`, asked every
+    /// 20 ms: how a test sees a session end on every instance.
+    func isRefused(on instance: some BFFInstance, within limit: Duration = .seconds(1)) async throws -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if try await get(instance.at("/auth/me")).status == 401 { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// `url`'s path and query on `base`'s scheme, host and port.
     static func rebase(_ url: URL, onto base: URL) -> URL {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
