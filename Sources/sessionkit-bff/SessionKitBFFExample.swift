@@ -28,6 +28,12 @@ struct SessionKitBFFExample: AsyncParsableCommand {
 
     @OptionGroup var options: ExampleOptions
 
+    /// Sizes NIO's event loops to the CPUs this process may use (``CPUAffinity``), then runs the command.
+    static func main() async {
+        CPUAffinity.sizeEventLoopsToAffinity()
+        await main(nil)
+    }
+
     func run() async throws {
         let settings = try options.settings()
         var logger = Logger(label: "sessionkit-bff")

@@ -34,4 +34,32 @@ struct MemoryStoreTests {
             await instance.stop()
         }
     }
+
+    @Test("Confined to one CPU (taskset), it runs one NIO event loop, not one per core of the machine")
+    func eventLoopsFollowAffinity() async throws {
+        guard ProcessInfo.processInfo.activeProcessorCount >= 2, FileManager.default.isExecutableFile(atPath: taskset)
+        else {
+            print("note: skipped, this needs two CPUs and \(taskset) (util-linux) to tell one loop from several")
+            return
+        }
+        try await LiveEmulator.with { emulator in
+            let folder = try TemporaryFolder(prefix: "sessionkit-bff-affinity")
+            defer { folder.remove() }
+            let keyFile = try ProcessInstance.keyFile(for: BFFPostgres.Deployment(), in: folder)
+            let instance = try await ProcessInstance.startInMemory(
+                emulator: emulator, keyFile: keyFile, prefix: [taskset, "-c", "0"])
+            // It has answered, so the server, and with it NIO's shared group, is running.
+            let threads = try FileManager.default.contentsOfDirectory(
+                atPath: "/proc/\(instance.processIdentifier)/task")
+            let loops = threads.filter { thread in
+                let name = try? String(
+                    contentsOfFile: "/proc/\(instance.processIdentifier)/task/\(thread)/comm", encoding: .utf8)
+                return name?.hasPrefix("NIO-SGLTN-") ?? false
+            }
+            await instance.stop()
+            #expect(loops.count == 1, "\(loops.count) event loop threads for one allowed CPU")
+        }
+    }
+
+    private let taskset = "/usr/bin/taskset"
 }

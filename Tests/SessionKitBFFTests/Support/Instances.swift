@@ -113,23 +113,28 @@ final class ProcessInstance: BFFInstance {
 
     /// Starts `sessionkit-bff --store memory` against `emulator` (no database), with the sealing key in `keyFile` and
     /// `extraArguments` after the others.
-    static func startInMemory(emulator: AuthEmulator, keyFile: URL, extraArguments: [String] = []) async throws
-        -> ProcessInstance
-    {
-        try await launch { _ in
+    /// `prefix` runs before the program, as `taskset -c 0` does.
+    static func startInMemory(
+        emulator: AuthEmulator, keyFile: URL, extraArguments: [String] = [], prefix: [String] = []
+    ) async throws -> ProcessInstance {
+        try await launch(prefix: prefix) { _ in
             ["--issuer", emulator.issuer.absoluteString, "--store", "memory", "--sealing-key-file", keyFile.path]
                 + extraArguments
         }
     }
 
     /// Runs `sessionkit-bff --port PORT` on a free loopback port with the arguments `arguments` gives for its URL,
-    /// and waits until it answers.
-    private static func launch(_ arguments: (URL) throws -> [String]) async throws -> ProcessInstance {
+    /// and waits until it answers; a `prefix` (a program and its arguments) runs it, and must `exec` it.
+    private static func launch(prefix: [String] = [], _ arguments: (URL) throws -> [String]) async throws
+        -> ProcessInstance
+    {
         let port = try await LoopbackPort.unused()
         let url = URL(string: "http://127.0.0.1:\(port)")!
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProgram.path("sessionkit-bff"))
-        process.arguments = ["--port", "\(port)"] + (try arguments(url))
+        let program = try BuiltProgram.path("sessionkit-bff")
+        let command = prefix + [program, "--port", "\(port)"] + (try arguments(url))
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
         try process.run()
@@ -163,6 +168,9 @@ final class ProcessInstance: BFFInstance {
         else { throw CookieBrowser.Failure("cannot write \(file.path)") }
         return file
     }
+
+    /// The process id (the program's own, since a prefix execs it).
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// Whether the process is still alive (a crash ends it).
     var isRunning: Bool { process.isRunning }
