@@ -141,7 +141,10 @@ extension ProviderClient {
     /// A retryable error (``SessionKitError/isRetryable``: the network, a 5xx) leaves the request as it was: poll it
     /// again while it lasts. A stored session is never touched: store the returned credentials yourself.
     ///
-    /// - Parameter onPending: Called after each `authorization_pending`, for a spinner.
+    /// - Parameters:
+    ///   - authentication: The request ``backchannelSignIn(loginHint:bindingMessage:scope:audience:pingReceiver:)``
+    ///     returned.
+    ///   - onPending: Called after each `authorization_pending`, for a spinner.
     /// - Throws: ``SessionKitError/Code/providerError`` with `access_denied` (the user refused) or `expired_token`
     ///   (nobody approved in time): start a new request.
     public func pollBackchannelSignIn(
