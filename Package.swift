@@ -347,6 +347,8 @@ let package = Package(
             dependencies: [
                 "SessionKit", "SessionKitLoopback", "SessionKitTesting", "SessionKitTestSupport", "AuthEmulator",
                 "SessionKitSupport",
+                // Only for an app's own server in the tests: the CIBA ping receiver's notification endpoint.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -60,6 +60,22 @@ func backchannelSignIn(secret: String) async throws {
     // snippet.hide
 }
 
+func backchannelPingSignIn(backend: ProviderClient) async throws {
+    // snippet.show
+    // snippet.ciba-ping
+    let pings = BackchannelPingReceiver()  // one for the app, shared with its HTTP server
+
+    // The server's route for the client's backchannel_client_notification_endpoint (POST):
+    @Sendable func notification(authorization: String?, body: [UInt8]) -> Int {
+        pings.receive(authorization: authorization, body: body)  // 204, 401 or 400, sent with an empty body
+    }
+
+    let request = try await backend.backchannelSignIn(loginHint: "alice@example.com", pingReceiver: pings)
+    let approved = try await backend.pollBackchannelSignIn(request)  // at the ping; or polled every interval
+    // snippet.hide
+    _ = (notification, approved)
+}
+
 func severalAPIs() async throws {
     // snippet.show
     // snippet.audiences

@@ -32,7 +32,7 @@ struct BackchannelAuthenticationTests {
         try await Harness.with { h in
             let discovery = try await h.get(".well-known/openid-configuration")
             #expect(discovery["backchannel_authentication_endpoint"] == h.issuer + "bc-authorize")
-            #expect(discovery.json["backchannel_token_delivery_modes_supported"] == ["poll"])
+            #expect(discovery.json["backchannel_token_delivery_modes_supported"] == ["poll", "ping"])
             #expect(discovery.json["backchannel_user_code_parameter_supported"] == false)
             #expect(discovery.text.contains(AuthEmulator.GrantType.ciba.rawValue))
             let started = try await start(h, ["binding_message": "Order 1234"])
@@ -143,6 +143,50 @@ struct BackchannelAuthenticationTests {
             let deny = try await h.send(.POST, "__emulator/ciba/deny", body: body, contentType: "application/json")
             #expect(deny.status == 200)
             #expect(try await poll(h, second)["error"] == "access_denied")
+        }
+    }
+
+    @Test("ping mode over the HTTP controls: the bearer token and JSON body, a decided request answered at once")
+    func pingMode() async throws {
+        try await LogoutReceiver.with(.status(204)) { receiver in
+            try await Harness.with { h in
+                let endpoint = receiver.url.appendingPathComponent("ciba")
+                let register = try await h.send(
+                    .POST, "__emulator/clients/\(AuthEmulator.Client.confidentialID)/backchannel-notification-endpoint",
+                    body: #"{"uri":"\#(endpoint.absoluteString)"}"#, contentType: "application/json")
+                #expect(register.status == 200, "\(register.text)")
+                let missing = try await start(h)
+                #expect(missing.status == 400 && missing["error"] == "invalid_request")
+                #expect(missing["error_description"]?.contains("client_notification_token") == true)
+                let token = "notification-token-1234567890"
+                let id = try #require(try await start(h, ["client_notification_token": token])["auth_req_id"])
+                #expect(try await poll(h, id)["error"] == "authorization_pending")
+                let body = #"{"user_id":"\#(AuthEmulator.User.aliceID)"}"#
+                let approve = try await h.send(
+                    .POST, "__emulator/ciba/approve", body: body, contentType: "application/json")
+                #expect(approve.status == 200, "\(approve.text)")
+                let ping = try #require(receiver.received.last)
+                #expect(ping.path == "/ciba" && ping.contentType == "application/json")
+                #expect(ping.authorization == "Bearer " + token)
+                #expect(ping.body == #"{"auth_req_id":"\#(id)"}"#)
+                #expect(try await poll(h, id).status == 200, "at once after the ping: no slow_down")
+
+                let pings = try await h.get("__emulator/ciba/pings")
+                let deliveries = try #require(pings.json["deliveries"]?.arrayValue)
+                #expect(deliveries.count == 1 && deliveries.first?["status"] == 204)
+                #expect(!pings.text.contains(token) && !pings.text.contains(id), "the log holds no secret")
+
+                let unregister = try await h.send(
+                    .POST, "__emulator/clients/\(AuthEmulator.Client.confidentialID)/backchannel-notification-endpoint",
+                    body: #"{"uri":null}"#, contentType: "application/json")
+                #expect(unregister.status == 200)
+                let extra = try await start(h, ["client_notification_token": token])
+                #expect(extra.status == 400 && extra["error_description"]?.contains("poll mode") == true)
+                let insecure = try await h.send(
+                    .POST, "__emulator/clients/\(AuthEmulator.Client.confidentialID)/backchannel-notification-endpoint",
+                    body: #"{"uri":"http://example.com/ciba"}"#, contentType: "application/json")
+                #expect(insecure.status >= 400 && insecure.text.contains("https"))
+            }
         }
     }
 }

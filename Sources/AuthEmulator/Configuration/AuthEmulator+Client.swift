@@ -46,6 +46,15 @@ extension AuthEmulator {
         /// (Auth0's `allowed_authentication_methods: ["query"]`). Off by default; on for the seeded confidential
         /// client, the web app's back end.
         public var acceptsSessionTransferTokens: Bool
+        /// How the client learns of a user's decision on a backchannel authentication request (OpenID CIBA Core 1.0
+        /// client metadata `backchannel_token_delivery_mode`): ``BackchannelTokenDeliveryMode/poll`` (the default)
+        /// or ``BackchannelTokenDeliveryMode/ping``, which needs ``backchannelClientNotificationEndpoint``.
+        public var backchannelTokenDeliveryMode: BackchannelTokenDeliveryMode
+        /// Where a ping-mode client receives its notifications (`backchannel_client_notification_endpoint`): an
+        /// `https` URL, or `http` on a loopback host (`127.0.0.1`, `::1`, `localhost`) for tests. `nil` (the default)
+        /// for a poll-mode client. ``AuthEmulator/Controls/setBackchannelNotificationEndpoint(_:forClient:)`` sets it
+        /// (and the mode) at run time, for receivers that learn their port only once they listen.
+        public var backchannelClientNotificationEndpoint: String?
 
         /// Creates a client.
         public init(
@@ -61,7 +70,9 @@ extension AuthEmulator {
             clientGrants: [ClientGrant] = [],
             requiresPushedAuthorizationRequests: Bool = false,
             canCreateSessionTransferTokens: Bool = false,
-            acceptsSessionTransferTokens: Bool = false
+            acceptsSessionTransferTokens: Bool = false,
+            backchannelTokenDeliveryMode: BackchannelTokenDeliveryMode = .poll,
+            backchannelClientNotificationEndpoint: String? = nil
         ) {
             self.id = id
             self.name = name
@@ -76,6 +87,8 @@ extension AuthEmulator {
             self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
             self.canCreateSessionTransferTokens = canCreateSessionTransferTokens
             self.acceptsSessionTransferTokens = acceptsSessionTransferTokens
+            self.backchannelTokenDeliveryMode = backchannelTokenDeliveryMode
+            self.backchannelClientNotificationEndpoint = backchannelClientNotificationEndpoint
         }
 
         /// Whether the client is public (has no secret).
@@ -91,6 +104,7 @@ extension AuthEmulator {
             case id, name, secret, grantTypes, redirectURIs, signsIDTokensWithSecret, postLogoutRedirectURIs
             case backchannelLogoutURI, refreshTokenPolicies, clientGrants, requiresPushedAuthorizationRequests
             case canCreateSessionTransferTokens, acceptsSessionTransferTokens
+            case backchannelTokenDeliveryMode, backchannelClientNotificationEndpoint
         }
 
         /// Decodes a client; only `id` is required.
@@ -113,6 +127,10 @@ extension AuthEmulator {
                 try c.decodeIfPresent(Bool.self, forKey: .canCreateSessionTransferTokens) ?? false
             self.acceptsSessionTransferTokens =
                 try c.decodeIfPresent(Bool.self, forKey: .acceptsSessionTransferTokens) ?? false
+            self.backchannelTokenDeliveryMode =
+                try c.decodeIfPresent(BackchannelTokenDeliveryMode.self, forKey: .backchannelTokenDeliveryMode) ?? .poll
+            self.backchannelClientNotificationEndpoint =
+                try c.decodeIfPresent(String.self, forKey: .backchannelClientNotificationEndpoint)
         }
     }
 }

@@ -35,8 +35,8 @@ extension AuthEmulator {
         public static let tokenExchange = GrantType(rawValue: "urn:ietf:params:oauth:grant-type:token-exchange")
         /// `client_credentials` (confidential clients only).
         public static let clientCredentials = GrantType(rawValue: "client_credentials")
-        /// OpenID CIBA Core 1.0, poll mode: `urn:openid:params:grant-type:ciba` (confidential clients only); a client
-        /// without it is refused at `/bc-authorize` too.
+        /// OpenID CIBA Core 1.0 (poll and ping modes): `urn:openid:params:grant-type:ciba` (confidential clients
+        /// only); a client without it is refused at `/bc-authorize` too.
         public static let ciba = GrantType(rawValue: "urn:openid:params:grant-type:ciba")
 
         /// Every grant type the emulator implements.

@@ -42,6 +42,11 @@ extension AuthEmulator.Configuration {
             if let uri = client.backchannelLogoutURI, !Self.isDeliverable(uri) {
                 throw fail("client \(client.id): backchannelLogoutURI must be an absolute http or https URL")
             }
+            if let problem = Self.backchannelDeliveryProblem(
+                mode: client.backchannelTokenDeliveryMode, endpoint: client.backchannelClientNotificationEndpoint)
+            {
+                throw fail("client \(client.id): \(problem)")
+            }
         }
         for client in clients {
             for grant in client.clientGrants {
@@ -81,6 +86,37 @@ extension AuthEmulator.Configuration {
             let host = components.host, !host.isEmpty
         else { return false }
         return scheme == "http" || scheme == "https"
+    }
+
+    /// What is wrong with a client's backchannel token delivery (OpenID CIBA Core 1.0 section 4), or `nil`: the mode
+    /// must be poll or ping, a ping client needs a notification endpoint, which must be `https` (or `http` on a
+    /// loopback host), and a poll client has none.
+    static func backchannelDeliveryProblem(
+        mode: AuthEmulator.BackchannelTokenDeliveryMode, endpoint: String?
+    ) -> String? {
+        guard AuthEmulator.BackchannelTokenDeliveryMode.allSupported.contains(mode) else {
+            return "backchannelTokenDeliveryMode '\(mode)' is not supported; use poll or ping (push is not implemented)"
+        }
+        if mode == .poll {
+            guard endpoint == nil else {
+                return "backchannelClientNotificationEndpoint is set but backchannelTokenDeliveryMode is poll; set the "
+                    + "mode to ping or remove the endpoint"
+            }
+            return nil
+        }
+        guard let endpoint else {
+            return "backchannelTokenDeliveryMode ping needs a backchannelClientNotificationEndpoint, where the pings go"
+        }
+        guard let components = URLComponents(string: endpoint), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty, components.fragment == nil
+        else {
+            return "backchannelClientNotificationEndpoint \(endpoint) must be an absolute https URL without a fragment"
+        }
+        guard scheme == "https" || (scheme == "http" && isLoopback(host)) else {
+            return "backchannelClientNotificationEndpoint \(endpoint) must use https (http only on a loopback host: "
+                + "127.0.0.1, ::1 or localhost)"
+        }
+        return nil
     }
 
     /// Whether `host` names the loopback interface: `localhost`, `::1` or an address in 127.0.0.0/8.

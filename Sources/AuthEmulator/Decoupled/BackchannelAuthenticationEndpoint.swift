@@ -4,10 +4,13 @@ import HummingbirdAnswers
 import Logging
 import SessionKitSupport
 
-/// `POST /bc-authorize` (OpenID CIBA Core 1.0 section 7, poll mode): authenticates a confidential client as the token
-/// endpoint does, resolves `login_hint` to a user, checks `binding_message`, and answers an `auth_req_id` with its
-/// `expires_in` and `interval`. The user's decision comes from a test control (``AuthEmulator/Controls``), standing in
-/// for the authentication device.
+/// `POST /bc-authorize` (OpenID CIBA Core 1.0 section 7, poll and ping modes): authenticates a confidential client as
+/// the token endpoint does, resolves `login_hint` to a user, checks `binding_message`, and answers an `auth_req_id` with
+/// its `expires_in` and `interval`. The user's decision comes from a test control (``AuthEmulator/Controls``), standing
+/// in for the authentication device.
+///
+/// A ping-mode client (one with a notification endpoint) must send `client_notification_token`; a poll-mode client
+/// that sends one is refused rather than ignored, since it would wait for pings that never come.
 struct BackchannelAuthenticationEndpoint: Sendable {
     let core: EmulatorCore
 
@@ -56,6 +59,7 @@ struct BackchannelAuthenticationEndpoint: Sendable {
                     "The binding_message must be 1 to \(Self.bindingMessageLimit) letters, digits, spaces or +-_.,:#")
             }
         }
+        let notificationToken = try clientNotificationToken(p, client: client)
         let audience = try core.scopes.audience(p["audience"])
         try core.scopes.checkKnown(requested: scope)
         guard let user = await core.state.user(idOrEmail: hint) else {
@@ -73,11 +77,56 @@ struct BackchannelAuthenticationEndpoint: Sendable {
                 expiresAt: now.addingTimeInterval(lifetimes.backchannelRequest),
                 interval: lifetimes.backchannelPollInterval
             ),
+            clientNotificationToken: notificationToken,
             now: now)
         return Answer.json([
             "auth_req_id": .string(id),
             "expires_in": .number(lifetimes.backchannelRequest.rounded()),
             "interval": .int(lifetimes.backchannelPollInterval),
         ])
+    }
+
+    /// The `client_notification_token` of a ping-mode client's request (CIBA Core section 7.1: required, at most 1024
+    /// characters of RFC 6750 `b64token`), or `nil` for a poll-mode client, which must not send one.
+    private func clientNotificationToken(_ p: RequestParameters, client: AuthEmulator.Client) throws(OAuthError)
+        -> String?
+    {
+        let token = p["client_notification_token"]
+        guard core.backchannelPings.uri(forClient: client.id) != nil else {
+            guard token == nil else {
+                throw OAuthError(
+                    .invalidRequest,
+                    "The client is registered for poll mode, so it is never pinged: remove client_notification_token, "
+                        + "or register the client for ping mode with a notification endpoint.")
+            }
+            return nil
+        }
+        guard let token, !token.isEmpty else {
+            throw OAuthError(
+                .invalidRequest,
+                "Missing required parameter: client_notification_token (the client is registered for ping mode).")
+        }
+        guard token.utf8.count <= 1024, Self.isBearerToken(token) else {
+            throw OAuthError(
+                .invalidRequest,
+                "The client_notification_token must be 1 to 1024 characters of an RFC 6750 bearer token "
+                    + "(letters, digits, -._~+/ and trailing =).")
+        }
+        return token
+    }
+
+    /// Whether `token` has the syntax of an RFC 6750 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" /
+    /// "/" ) *"="`.
+    static func isBearerToken(_ token: String) -> Bool {
+        let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        return !body.isEmpty
+            && body.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default: return "-._~+/".utf8.contains(byte)
+                }
+            }
     }
 }

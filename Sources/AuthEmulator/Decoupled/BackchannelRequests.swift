@@ -14,7 +14,14 @@ final class BackchannelRequests: Sendable {
         case consumed
     }
 
-    /// A request: whose it is, for which user, what it asked for, and how it is polled.
+    /// What a ping-mode request needs to notify its client: the bearer token the client chose and the `auth_req_id`
+    /// to name (kept in memory only, as the request itself).
+    struct Ping: Sendable {
+        var clientNotificationToken: String
+        var authReqID: String
+    }
+
+    /// A request: whose it is, for which user, what it asked for, and how it is polled (or pinged).
     struct Record: Sendable {
         var clientID: String
         var userID: String
@@ -28,13 +35,18 @@ final class BackchannelRequests: Sendable {
         /// Set by a test control: the next poll answers `slow_down` whatever its timing, as a loaded provider does.
         var slowDownNext = false
         var status = Status.pending
+        /// Set for a ping-mode request when it is started.
+        var ping: Ping?
     }
 
     private let records = Mutex<[String: Record]>([:])
 
-    /// Stores a request and returns its new `auth_req_id`; records expired for ten minutes are dropped.
-    func start(_ record: Record, now: Date) -> String {
+    /// Stores a request and returns its new `auth_req_id`; records expired for ten minutes are dropped. With a
+    /// `clientNotificationToken` the request is ping-mode.
+    func start(_ record: Record, clientNotificationToken: String? = nil, now: Date) -> String {
         let id = SecureRandom.token()
+        var record = record
+        record.ping = clientNotificationToken.map { Ping(clientNotificationToken: $0, authReqID: id) }
         records.withLock { records in
             records = records.filter { $0.value.expiresAt.addingTimeInterval(600) > now }
             records[Hex.sha256(id)] = record
@@ -43,18 +55,18 @@ final class BackchannelRequests: Sendable {
     }
 
     /// Approves (with `authTime`) or denies the newest pending, unexpired request for `userID`, optionally only one
-    /// with `bindingMessage`; `false` when there is none.
-    func decide(userID: String, bindingMessage: String?, approvedAt authTime: Date?, now: Date) -> Bool {
+    /// with `bindingMessage`; returns the decided request (to ping its client), or `nil` when there is none.
+    func decide(userID: String, bindingMessage: String?, approvedAt authTime: Date?, now: Date) -> Record? {
         records.withLock { records in
             let candidates = records.filter { _, record in
                 record.userID == userID && record.status == .pending && record.expiresAt > now
                     && (bindingMessage == nil || record.bindingMessage == bindingMessage)
             }
             guard let newest = candidates.max(by: { $0.value.expiresAt < $1.value.expiresAt })?.key else {
-                return false
+                return nil
             }
             records[newest]?.status = authTime.map { .approved(authTime: $0) } ?? .denied
-            return true
+            return records[newest]
         }
     }
 
@@ -71,7 +83,8 @@ final class BackchannelRequests: Sendable {
     }
 
     /// One poll (CIBA Core section 11): pending, slow_down (the interval grows by 5 s), expired, denied, or the
-    /// approval, which is handed out once.
+    /// approval, which is handed out once. A ping-mode request that was decided is answered however soon after the
+    /// last poll: the ping told the client to come (section 10.2), so coming early is no reason to slow it down.
     func poll(_ authReqID: String, clientID: String, now: Date) -> Result<Record, OAuthError> {
         records.withLock { records in
             let digest = Hex.sha256(authReqID)
@@ -81,7 +94,9 @@ final class BackchannelRequests: Sendable {
             if record.expiresAt <= now, record.status != .consumed {
                 return .failure(OAuthError(.expiredToken, "The auth_req_id has expired; start a new request."))
             }
-            let early = record.lastPolledAt.map { now.timeIntervalSince($0) < Double(record.interval) } ?? false
+            let pinged = record.ping != nil && record.status != .pending
+            let early =
+                !pinged && (record.lastPolledAt.map { now.timeIntervalSince($0) < Double(record.interval) } ?? false)
             record.lastPolledAt = now
             if early || record.slowDownNext {
                 record.slowDownNext = false

@@ -39,13 +39,16 @@ enum BackchannelTransport {
             using: http, timeout: timeout)
     }
 
-    /// Posts `body` of the content type `type` to `uri` and waits at most `timeout` seconds for the answer's head.
-    static func post(_ body: String, type: String, to uri: URL, using http: HTTPClient, timeout: Double) async
-        -> Outcome
-    {
+    /// Posts `body` of the content type `type` (and the other `headers`, such as a ping's bearer token) to `uri` and
+    /// waits at most `timeout` seconds for the answer's head.
+    static func post(
+        _ body: String, type: String, to uri: URL, using http: HTTPClient, timeout: Double,
+        headers: [(String, String)] = []
+    ) async -> Outcome {
         var request = HTTPClientRequest(url: uri.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: type)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
         do {
             let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))

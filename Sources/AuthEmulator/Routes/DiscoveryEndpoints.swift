@@ -36,7 +36,8 @@ struct DiscoveryEndpoints: Sendable {
             "pushed_authorization_request_endpoint": .string(issuer + "oauth/par"),
             "require_pushed_authorization_requests": .bool(core.pushed.isRequiredByAny),
             "backchannel_authentication_endpoint": .string(issuer + "bc-authorize"),
-            "backchannel_token_delivery_modes_supported": ["poll"],
+            "backchannel_token_delivery_modes_supported": .array(
+                AuthEmulator.BackchannelTokenDeliveryMode.allSupported.map { .string($0.rawValue) }),
             "backchannel_user_code_parameter_supported": false,
             "jwks_uri": .string(issuer + ".well-known/jwks.json"),
             "response_types_supported": ["code"],

@@ -26,6 +26,8 @@ final class EmulatorCore: Sendable {
     let pushed: PushedRequests
     /// Backchannel authentication requests (OpenID CIBA) awaiting the user's decision.
     let ciba = BackchannelRequests()
+    /// The ping-mode clients' notification endpoints (OpenID CIBA) and the log of pings.
+    let backchannelPings: BackchannelPingEndpoints
 
     init(
         configuration: AuthEmulator.Configuration,
@@ -47,6 +49,7 @@ final class EmulatorCore: Sendable {
         self.logger = logger
         self.backchannel = BackchannelRegistry(clients: configuration.clients)
         self.securityEvents = SecurityEventReceivers()
+        self.backchannelPings = BackchannelPingEndpoints(clients: configuration.clients)
         self.dpop = DPoPState(requiresNonce: configuration.dpopNonceRequired)
         self.pushed = PushedRequests(clients: configuration.clients)
     }

@@ -12,7 +12,7 @@ enum Redaction {
     static let secretNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "code", "code_verifier", "password", "client_secret",
         "subject_token", "actor_token", "device_code", "token", "client_assertion", "otp", "recovery_code",
-        "authorization", "cookie", "set-cookie", "user_code", "dpop",
+        "authorization", "cookie", "set-cookie", "user_code", "dpop", "auth_req_id", "client_notification_token",
     ]
 
     /// Request parameters whose values are logged: protocol fields, never a secret or personal data.

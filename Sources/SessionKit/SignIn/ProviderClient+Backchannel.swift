@@ -7,12 +7,25 @@ import SessionKitSupport
 #endif
 
 extension ProviderClient {
-    /// Asks the provider to authenticate a user on their own device (OpenID CIBA Core 1.0, poll mode): show the user
+    /// Asks the provider to authenticate a user on their own device (OpenID CIBA Core 1.0): show the user
     /// ``BackchannelAuthentication/bindingMessage``, then call ``pollBackchannelSignIn(_:onPending:)``.
     ///
     /// The request goes to the provider's `backchannel_authentication_endpoint` (or
     /// ``EndpointOverrides/backchannelAuthentication``) with the client's authentication as at the token endpoint, so
-    /// the client must be confidential. Ping and push delivery are not supported: SessionKit polls.
+    /// the client must be confidential.
+    ///
+    /// Without `pingReceiver` the request is in poll mode. With one, it is in ping mode (CIBA Core section 10.2): the
+    /// client must be registered at the provider for ping with a notification endpoint that the app serves and
+    /// routes to `pingReceiver`; SessionKit chooses the request's `client_notification_token` (32 random bytes) and
+    /// registers it there, and the provider's ping ends the poll's wait at once. The poll goes on at `interval`
+    /// meanwhile, so a lost ping only costs time. Push mode is not supported.
+    ///
+    /// ```swift
+    /// let request = try await provider.backchannelSignIn(loginHint: email, pingReceiver: pings)
+    /// // In the app's server, for POST /ciba/notify:
+    /// //     status = pings.receive(authorization: authorizationHeader, body: bodyBytes)
+    /// let credentials = try await provider.pollBackchannelSignIn(request)
+    /// ```
     ///
     /// - Parameters:
     ///   - loginHint: Who is to approve, as the provider knows them (an email address, a user id).
@@ -20,14 +33,18 @@ extension ProviderClient {
     ///     and no other (providers allow letters, digits, spaces and a little punctuation, up to about 64 characters).
     ///   - scope: The scope to ask for; ``ProviderConfiguration/scope`` when `nil`. It must contain `openid`.
     ///   - audience: The API to ask an access token for; ``ProviderConfiguration/audience`` when `nil`.
-    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` without a client secret, without the endpoint, or when
-    ///   the provider only pings or pushes; ``SessionKitError/Code/providerError`` when the provider refuses (for
-    ///   `unknown_user_id`, `invalid_binding_message`, `unauthorized_client`, with what to change). Nothing is stored.
+    ///   - pingReceiver: Where the app hands the provider's pings, for ping mode; `nil` (the default) polls only.
+    /// - Throws: ``SessionKitError/Code/invalidConfiguration`` without a client secret, without the endpoint, when
+    ///   `pingReceiver` is given and the provider does not list `ping` in `backchannel_token_delivery_modes_supported`,
+    ///   or when it is not and the provider lists no `poll`; ``SessionKitError/Code/providerError`` when the provider
+    ///   refuses (for `unknown_user_id`, `invalid_binding_message`, `unauthorized_client`, with what to change; an
+    ///   `invalid_request` when the client is registered for the other mode). Nothing is stored.
     public func backchannelSignIn(
         loginHint: String,
         bindingMessage: String? = nil,
         scope: String? = nil,
-        audience: String? = nil
+        audience: String? = nil,
+        pingReceiver: BackchannelPingReceiver? = nil
     ) async throws(SessionKitError) -> BackchannelAuthentication {
         guard configuration.clientSecret != nil else {
             throw SessionKitError(
@@ -36,17 +53,48 @@ extension ProviderClient {
                     + "(ProviderConfiguration.clientSecret); nothing was sent")
         }
         let metadata = try await metadata()
-        if let modes = metadata.backchannelTokenDeliveryModes, !modes.contains("poll") {
+        let modes = metadata.backchannelTokenDeliveryModes
+        if pingReceiver != nil, modes?.contains("ping") != true {
+            let listed = modes.map { "lists only \($0.joined(separator: " and "))" } ?? "lists none"
+            throw SessionKitError(
+                code: .invalidConfiguration,
+                message: "a ping receiver was given, but the provider's backchannel_token_delivery_modes_supported "
+                    + "\(listed), not ping; call backchannelSignIn without pingReceiver to poll. Nothing was sent")
+        }
+        if pingReceiver == nil, let modes, !modes.contains("poll") {
+            let pingAdvice =
+                modes.contains("ping")
+                ? "pass a BackchannelPingReceiver (pingReceiver:) that the app's server hands the pings to, or " : ""
             throw SessionKitError(
                 code: .invalidConfiguration,
                 message: "the provider delivers backchannel authentications only by "
-                    + "\(modes.joined(separator: " or ")), and SessionKit only polls; sign in another way (a device "
-                    + "code or the browser)")
+                    + "\(modes.joined(separator: " or ")), and without a ping receiver SessionKit only polls; "
+                    + "\(pingAdvice)sign in another way (a device code or the browser)")
         }
         let url = try metadata.endpoint(.backchannelAuthentication)
         var parameters = try await scopeParameters(scope: scope, audience: audience)
         parameters.append(("login_hint", loginHint))
         if let bindingMessage { parameters.append(("binding_message", bindingMessage)) }
+        var registration: BackchannelPingRegistration?
+        if let pingReceiver {
+            let token = PKCE.randomToken(bytes: 32)
+            parameters.append(("client_notification_token", token))
+            registration = pingReceiver.register(token: token, now: clock.now())
+        }
+        do {
+            return try await requestBackchannelAuthentication(
+                parameters, at: url, bindingMessage: bindingMessage, ping: registration)
+        } catch {
+            registration?.forget()
+            throw error
+        }
+    }
+
+    /// Sends the backchannel authentication request and reads the provider's answer; in ping mode, completes the
+    /// registration with the `auth_req_id`.
+    private func requestBackchannelAuthentication(
+        _ parameters: [(String, String)], at url: URL, bindingMessage: String?, ping: BackchannelPingRegistration?
+    ) async throws(SessionKitError) -> BackchannelAuthentication {
         let endpoint = "backchannel authentication endpoint"
         let response = try await postForm(parameters, to: url, endpoint: endpoint)
         guard response.status == 200 else {
@@ -72,20 +120,31 @@ extension ProviderClient {
                 message: "the \(endpoint)'s expires_in (1 s to 1 day) or interval (0 to 600 s) is out of range; the "
                     + "provider sent something no client can wait for")
         }
+        let expiresAt = clock.now().addingTimeInterval(expiresIn)
+        ping?.activate(authReqID: id, expiresAt: expiresAt)
         return BackchannelAuthentication(
             bindingMessage: bindingMessage,
-            expiresAt: clock.now().addingTimeInterval(expiresIn),
+            expiresAt: expiresAt,
             interval: interval,
-            authReqID: Secret(id))
+            authReqID: Secret(id),
+            ping: ping)
     }
 
     /// Polls the token endpoint (`grant_type=urn:openid:params:grant-type:ciba`) until the user approves or denies on
     /// their device, honouring `interval` and `slow_down` (which adds 5 s) as the device grant does.
     ///
+    /// In ping mode (``BackchannelAuthentication/receivesPings``), a ping accepted by the
+    /// ``BackchannelPingReceiver`` ends the wait at once and the token endpoint is called then; without one, the poll
+    /// comes at `interval` as in poll mode. Once the provider gave its final answer (tokens or a refusal), the
+    /// receiver refuses further pings for the request.
+    ///
     /// A retryable error (``SessionKitError/isRetryable``: the network, a 5xx) leaves the request as it was: poll it
     /// again while it lasts. A stored session is never touched: store the returned credentials yourself.
     ///
-    /// - Parameter onPending: Called after each `authorization_pending`, for a spinner.
+    /// - Parameters:
+    ///   - authentication: The request ``backchannelSignIn(loginHint:bindingMessage:scope:audience:pingReceiver:)``
+    ///     returned.
+    ///   - onPending: Called after each `authorization_pending`, for a spinner.
     /// - Throws: ``SessionKitError/Code/providerError`` with `access_denied` (the user refused) or `expired_token`
     ///   (nobody approved in time): start a new request.
     public func pollBackchannelSignIn(
@@ -97,9 +156,13 @@ extension ProviderClient {
             ("auth_req_id", authentication.authReqID.unsafeRawValue),
         ]
         do {
-            return try await pollTokenEndpoint(
-                parameters, interval: authentication.interval, flow: "backchannel sign-in", onPending: onPending)
+            let credentials = try await pollTokenEndpoint(
+                parameters, interval: authentication.interval, flow: "backchannel sign-in",
+                wakeUp: authentication.ping?.signal, onPending: onPending)
+            authentication.ping?.forget()
+            return credentials
         } catch {
+            if error.code == .providerError { authentication.ping?.forget() }
             throw Self.backchannelRefused(error)
         }
     }

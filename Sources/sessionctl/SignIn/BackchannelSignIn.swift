@@ -6,7 +6,7 @@ import SessionKit
     import Foundation
 #endif
 
-/// Backchannel sign-in (OpenID CIBA, poll mode): ask the provider to have the user approve on their own device, show
+/// Backchannel sign-in (OpenID CIBA, poll mode only: a terminal has no notification endpoint for ping): ask the provider to have the user approve on their own device, show
 /// the binding message they should see there, and poll with a spinner until they decide.
 struct BackchannelSignIn {
     let context: SessionContext

@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// A back-channel logout receiver on a free loopback port: a Hummingbird app that records every `POST` it gets
-/// (path, content type, `logout_token`) and answers as told, so tests see what the emulator delivers.
+/// A back-channel logout receiver (or CIBA ping endpoint) on a free loopback port: a Hummingbird app that records every
+/// `POST` it gets (path, content type, `logout_token`, authorization, body) and answers as told, so tests see what the
+/// emulator delivers.
 final class LogoutReceiver: Sendable {
     /// How the receiver answers.
     enum Behaviour: Sendable {
@@ -22,6 +23,10 @@ final class LogoutReceiver: Sendable {
         var path: String
         var contentType: String?
         var logoutToken: String?
+        /// The `Authorization` header (a CIBA ping's bearer token).
+        var authorization: String?
+        /// The body as text (a CIBA ping's JSON).
+        var body: String
     }
 
     /// The requests received, shared with the route that records them.
@@ -61,9 +66,11 @@ final class LogoutReceiver: Sendable {
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
-            let form = Harness.formValues(String(decoding: Data(body.readableBytesView), as: UTF8.self))
+            let text = String(decoding: Data(body.readableBytesView), as: UTF8.self)
+            let form = Harness.formValues(text)
             let entry = Received(
-                path: request.uri.path, contentType: request.headers[.contentType], logoutToken: form["logout_token"])
+                path: request.uri.path, contentType: request.headers[.contentType], logoutToken: form["logout_token"],
+                authorization: request.headers[.authorization], body: text)
             log.entries.withLock { $0.append(entry) }
             switch behaviour {
             case .ok:
