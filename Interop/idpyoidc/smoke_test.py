@@ -124,6 +124,15 @@ def pushed_sign_in(metadata):
     check(claims(tokens["id_token"]).get("nonce") == nonce, "the ID token carries the pushed nonce")
     print(f"OBSERVED: code exchange answered {sorted(tokens)}")
 
+    print(f"OBSERVED: ID token scope claim {claims(tokens['id_token']).get('scope')!r}")
+    status, _, body = call("POST", metadata["token_endpoint"],
+                           {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]})
+    check(status == 200, f"refresh grant (HTTP {status}: {error_of(body)})")
+    rotated = json.loads(body).get("refresh_token") not in (None, tokens["refresh_token"])
+    status, _, _ = call("POST", metadata["token_endpoint"],
+                        {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]})
+    print(f"OBSERVED: refresh rotates: {rotated}; the old refresh token again: HTTP {status}")
+
     # A request_uri is single-use? Replay it.
     status, headers, body = call("GET", f"{metadata['authorization_endpoint']}?{query}", basic=False)
     print(f"OBSERVED: the same request_uri again: HTTP {status}, Location {'yes' if headers.get('Location') else 'no'}"

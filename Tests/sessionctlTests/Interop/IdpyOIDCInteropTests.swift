@@ -1,4 +1,5 @@
 import Foundation
+import SecureStore
 import SessionKit
 import Testing
 
@@ -13,11 +14,13 @@ import Testing
 ///   `redirect_uri` beside it (OpenID Connect Core 6.2; idpyoidc's own client adds them) it signs in, and the pushed
 ///   values win.
 /// - Its CIBA token helper never issues tokens: it looks for the approval among the user's grants for the client by
-///   comparing full session keys with a bare grant id, so it finds the request's own grant (`invalid_grant` "Unknown
-///   access grant") or, once anything else exists, two (`invalid_request` "More then one authentication found").
+///   comparing full session keys with a bare grant id, so it takes the request's own grant for it (and its PKCE
+///   add-on answers `invalid_grant` "Unknown access grant") or, once anything else exists, finds two
+///   (`invalid_request` "More then one authentication found").
 ///   `sessionkit-confidential` gets that helper as it is; `sessionkit-ciba-corrected` gets the hosting glue's
 ///   correction (`CorrectedCIBATokenHelper`: the approval the test control recorded), which answers a poll before
 ///   approval with `invalid_request` "No authentication found", never `authorization_pending`.
+/// - Its ID tokens carry `scope` as an array of strings (SessionKit reads both forms).
 @Suite("Interop: PAR and CIBA against idpyoidc", .serialized)
 struct IdpyOIDCInteropTests {
     static var base: URL? {
@@ -111,6 +114,13 @@ struct IdpyOIDCInteropTests {
         // idpyoidc's subject is public but opaque (a hash of the user id and a salt), so only its presence.
         #expect(credentials.idTokenClaims?.subject?.isEmpty == false)
         #expect(credentials.refreshToken != nil)
+
+        // Renewed with idpyoidc's refresh grant (it rotates the refresh token, and keeps the old one usable).
+        let session = SessionManager(provider: provider, store: MemoryStore(service: "idpyoidc-interop"))
+        try await session.store(credentials)
+        let renewed = try await session.renew()
+        #expect(renewed.accessToken != credentials.accessToken)
+        #expect(renewed.refreshToken != nil && renewed.refreshToken != credentials.refreshToken)
 
         // A request_uri is used once.
         let spent = try await Self.open(try #require(components.url))
