@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SessionKit
+import SessionKitLoopback
 import Testing
 
 /// Issue 47: pushed authorization requests (RFC 9126) and CIBA (OpenID CIBA Core 1.0, poll mode) against a provider
@@ -125,6 +126,53 @@ struct IdpyOIDCInteropTests {
         // A request_uri is used once.
         let spent = try await Self.open(try #require(components.url))
         #expect(spent.status == 400 && spent.header("Location") == nil, "HTTP \(spent.status)")
+    }
+
+    @Test("sessionctl login --browser --par as a process: idpyoidc's error page, then its sign-in with the extras")
+    func pushedSignInCLI() async throws {
+        guard let base = Self.running() else { return }
+        var cli = try CLI.make()
+        defer { cli.cleanUp() }
+        cli.environment["SESSIONCTL_CLIENT_SECRET"] = Self.secret
+        let configure = try await cli.run(["configure", "--issuer", base.absoluteString, "--client-id", Self.clientID])
+        #expect(configure.status == 0, "\(configure.output)")
+        let redirectURI = try await Self.freeRedirectURI()
+        let login = try cli.start([
+            "login", "--browser", "--no-open", "--par", "--redirect-uri", redirectURI,
+            "--scope", "openid email offline_access",
+        ])
+        // The start link sends the browser to idpyoidc with client_id and request_uri only, which it refuses.
+        let browser = ScriptedBrowser()
+        let refused = try await browser.open(try await login.startLink(timeout: .seconds(60)))
+        let query = try #require(URLComponents(url: refused.url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(query.map(\.name).sorted() == ["client_id", "request_uri"], "\(query.map(\.name))")
+        #expect(refused.status == 400 && refused.html.contains("Missing required attribute 'response_type'"))
+        // With OpenID Connect's parameters beside the request_uri, the code reaches sessionctl's listener.
+        var components = try #require(URLComponents(url: refused.url, resolvingAgainstBaseURL: false))
+        components.queryItems =
+            query + [
+                URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "scope", value: "openid"),
+                URLQueryItem(name: "redirect_uri", value: redirectURI),
+            ]
+        let page = try await browser.open(try #require(components.url))
+        #expect(page.html.contains("Signed in"), "\(page.url.path), HTTP \(page.status)")
+        let result = try await login.finish(timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!result.output.contains(Self.secret))
+        #expect(try await cli.run(["status"]).status == 0)
+    }
+
+    /// The first of the client's registered redirect URIs (`REDIRECT_PORTS` in `fixtures.py`, matched exactly by
+    /// idpyoidc) whose port is free.
+    static func freeRedirectURI() async throws -> String {
+        for port in 31891...31900 {
+            let uri = "http://127.0.0.1:\(port)/callback"
+            guard let probe = try? await LoopbackRedirectListener.start(redirectURI: try LoopbackRedirectURI(uri))
+            else { continue }
+            await probe.stop()
+            return uri
+        }
+        throw TestFailure("no registered redirect port is free (31891...31900)")
     }
 
     @Test("CIBA (idpyoidc's helper with the glue's correction): approved on the device, then real tokens")
