@@ -98,6 +98,25 @@ struct BackchannelSignInTests {
         }
     }
 
+    @Test("a poll refused outright (a spent request: invalid_grant) stops at once, said in words, nothing stored")
+    func pollRefused() async throws {
+        try await LiveEmulator.with { emulator in
+            let provider = try Self.provider(emulator, transport: RecordingTransport())
+            let (session, stored) = try await Self.storedSession(provider)
+            let request = try await provider.backchannelSignIn(loginHint: AuthEmulator.User.aliceEmail)
+            try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+            _ = try await provider.pollBackchannelSignIn(request)
+            let spent = await #expect(throws: SessionKitError.self) {
+                try await provider.pollBackchannelSignIn(request)
+            }
+            #expect(spent?.oauthError == "invalid_grant" && spent?.isRetryable == false)
+            #expect(spent?.message.contains("instead of answering authorization_pending") == true)
+            #expect(spent?.message.contains("start a new sign-in") == true, "\(String(describing: spent))")
+            #expect(
+                try await session.storedCredentials()?.accessToken.unsafeRawValue == stored.accessToken.unsafeRawValue)
+        }
+    }
+
     @Test("slow_down: the next poll comes 5 s later, not at the old interval")
     func slowDown() async throws {
         try await LiveEmulator.with { emulator in

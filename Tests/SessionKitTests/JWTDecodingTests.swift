@@ -96,6 +96,7 @@ struct JWTDecodingTests {
             ("eyJhbGciOiJSUzI1NiJ9.eyJleHAiOiJzb29uIn0.sig", .payload, "claim 'exp' is a string", .member),
             ("eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOlsxXX0.sig", .payload, "claim 'aud' is a array", .member),
             ("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOjV9.sig", .payload, "claim 'sub' is a number", .member),
+            ("eyJhbGciOiJSUzI1NiJ9.eyJzY29wZSI6M30.sig", .payload, "claim 'scope' is a number", .member),
         ]
     )
     func malformed(input: String, part: JWTDecodingError.Part, reasonFragment: String, code: JWTDecodingError.Code) {
@@ -105,6 +106,12 @@ struct JWTDecodingTests {
             guard let error = error as? JWTDecodingError else { return false }
             return error.code == code && error.part == part && error.description.contains(reasonFragment)
         }
+    }
+
+    @Test("scope as an array of strings (idpyoidc's ID tokens) is read as the same list as the space-separated form")
+    func scopeArray() throws {
+        let jwt = try JWT(decoding: token(payload: #"{"sub":"u","scope":["openid","email"]}"#))
+        #expect(jwt.scopes == ["openid", "email"])
     }
 
     @Test("errors and descriptions never contain the token")

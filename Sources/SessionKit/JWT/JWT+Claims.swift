@@ -30,8 +30,12 @@ extension JWT {
     /// `sid`: the provider's session id (OpenID Connect Front- and Back-Channel Logout), shared by every token
     /// of one sign-on session at the provider.
     public var sessionID: String? { claims["sid"]?.stringValue }
-    /// The granted scopes (`scope`, space-separated), split.
-    public var scopes: [String] { claims["scope"]?.stringValue?.split(separator: " ").map(String.init) ?? [] }
+    /// The granted scopes: `scope` as RFC 8693 and RFC 9068 write it (one space-separated string), split, or as an
+    /// array of strings, as some providers write it in ID tokens (idpyoidc).
+    public var scopes: [String] {
+        if let text = claims["scope"]?.stringValue { return text.split(separator: " ").map(String.init) }
+        return self["scope"].stringArray ?? []
+    }
     /// The user's full name (`name`).
     public var name: String? { claims["name"]?.stringValue }
     /// The user's nickname (`nickname`).
@@ -44,7 +48,9 @@ extension JWT {
     public var picture: URL? { claims["picture"]?.stringValue.flatMap(URL.init(string:)) }
 
     /// Registered claims that must have a given JSON type (RFC 7519 §4.1, OIDC Core §2).
-    private static let stringClaims = ["iss", "sub", "jti", "nonce", "azp", "scope"]
+    private static let stringClaims = ["iss", "sub", "jti", "nonce", "azp"]
+    /// Claims that are one string or an array of strings.
+    private static let stringOrArrayClaims = ["aud", "scope"]
     private static let dateClaims = ["exp", "iat", "nbf", "auth_time"]
 
     static func checkRegisteredClaims(_ claims: [String: JSONValue]) throws(JWTDecodingError) {
@@ -64,11 +70,13 @@ extension JWT {
                 )
             }
         }
-        if let aud = claims["aud"], Claim(name: "aud", value: aud).stringArray == nil {
-            throw JWTDecodingError(
-                code: .member, part: .payload,
-                reason: "claim 'aud' is a \(aud.typeName); it must be a string or an array of strings"
-            )
+        for name in stringOrArrayClaims {
+            if let value = claims[name], Claim(name: name, value: value).stringArray == nil {
+                throw JWTDecodingError(
+                    code: .member, part: .payload,
+                    reason: "claim '\(name)' is a \(value.typeName); it must be a string or an array of strings"
+                )
+            }
         }
     }
 }

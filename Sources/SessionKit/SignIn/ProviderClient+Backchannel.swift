@@ -141,12 +141,17 @@ extension ProviderClient {
     /// A retryable error (``SessionKitError/isRetryable``: the network, a 5xx) leaves the request as it was: poll it
     /// again while it lasts. A stored session is never touched: store the returned credentials yourself.
     ///
+    /// Any other refusal stops the polling at once: `invalid_grant` (a request unknown to the provider, spent, or
+    /// another client's), and `invalid_request`, which some providers answer instead of `authorization_pending`
+    /// while the user has not approved yet (idpyoidc 5.0.0 does).
+    ///
     /// - Parameters:
     ///   - authentication: The request ``backchannelSignIn(loginHint:bindingMessage:scope:audience:pingReceiver:)``
     ///     returned.
     ///   - onPending: Called after each `authorization_pending`, for a spinner.
     /// - Throws: ``SessionKitError/Code/providerError`` with `access_denied` (the user refused) or `expired_token`
-    ///   (nobody approved in time): start a new request.
+    ///   (nobody approved in time), or `invalid_grant` or `invalid_request` (the poll itself refused): start a new
+    ///   request.
     public func pollBackchannelSignIn(
         _ authentication: BackchannelAuthentication,
         onPending: @Sendable () -> Void = {}
@@ -163,8 +168,24 @@ extension ProviderClient {
             return credentials
         } catch {
             if error.code == .providerError { authentication.ping?.forget() }
-            throw Self.backchannelRefused(error)
+            throw Self.backchannelPollRefused(error)
         }
+    }
+
+    /// A poll refused with an error that is neither a wait nor the user's answer, said in words; others as
+    /// ``backchannelRefused(_:)`` says them.
+    static func backchannelPollRefused(_ error: SessionKitError) -> SessionKitError {
+        guard error.code == .providerError, let oauthError = error.oauthError,
+            oauthError == "invalid_grant" || oauthError == "invalid_request"
+        else { return backchannelRefused(error) }
+        return SessionKitError(
+            code: error.code,
+            message: "backchannel sign-in failed (\(oauthError)): the provider refused the poll instead of answering "
+                + "authorization_pending or the tokens, so polling stopped. Either the request is unknown to it or "
+                + "spent, or the provider refuses a poll until the user has approved: start a new sign-in (and, with "
+                + "such a provider, poll once the user has approved). Nothing was stored, and a stored session is kept",
+            oauthError: error.oauthError, oauthErrorDescription: error.oauthErrorDescription,
+            httpStatus: error.httpStatus, underlyingError: error)
     }
 
     /// A refusal of a backchannel authentication, said in its own words with what to do next; other errors as they
