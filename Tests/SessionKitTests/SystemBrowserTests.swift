@@ -1,5 +1,6 @@
 import Foundation
 import SessionKit
+import SessionKitTestSupport
 import Testing
 
 /// `$BROWSER` as git, gh and Python's webbrowser read it, with real child processes.
@@ -24,8 +25,7 @@ struct SystemBrowserTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let record = folder.appendingPathComponent("opened")
         let script = folder.appendingPathComponent("browser.sh")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record.path)'\n".write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        try ExecutableScript.write("#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record.path)'\n", to: script)
 
         #expect(await SystemBrowser.open(url, browser: "false:\(script.path) --flag %s"))
         #expect(try String(contentsOf: record, encoding: .utf8) == "--flag\n\(url.absoluteString)\n")

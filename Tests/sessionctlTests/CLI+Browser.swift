@@ -1,4 +1,5 @@
 import Foundation
+import SessionKitTestSupport
 import Testing
 
 extension CLI.Running {
@@ -16,9 +17,7 @@ extension CLI {
     func browserScript(then: String = "") throws -> (script: String, record: URL) {
         let record = home.appendingPathComponent("opened")
         let script = home.appendingPathComponent("browser.sh")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(record.path)'\n\(then)\n".write(
-            to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        try ExecutableScript.write("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(record.path)'\n\(then)\n", to: script)
         return (script.path, record)
     }
 }

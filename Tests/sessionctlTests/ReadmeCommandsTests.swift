@@ -40,13 +40,13 @@ struct ReadmeCommandsTests {
         // `swift run NAME ARGS...` runs the built NAME; anything else is refused, so a line that needs more fails.
         let shim = bin.appendingPathComponent("swift")
         let built = URL(fileURLWithPath: try CLI.binary()).deletingLastPathComponent().path
-        try """
-        #!/bin/bash
-        [ "$1" = run ] || { echo "the README test's swift shim runs built programs only: $*" >&2; exit 64; }
-        shift; name=$1; shift
-        exec '\(built)'/"$name" "$@"
-        """.write(to: shim, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shim.path)
+        try ExecutableScript.write(
+            """
+            #!/bin/bash
+            [ "$1" = run ] || { echo "the README test's swift shim runs built programs only: $*" >&2; exit 64; }
+            shift; name=$1; shift
+            exec '\(built)'/"$name" "$@"
+            """, to: shim)
         var environment = cli.processEnvironment
         environment["PATH"] = bin.path + ":" + built + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["BROWSER"] =
