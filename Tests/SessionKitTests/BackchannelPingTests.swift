@@ -29,135 +29,134 @@ struct BackchannelPingTests {
             transport: transport)
     }
 
+    /// A ping-mode sign-in under way for alice: the emulator (polled every `interval` seconds), the test's
+    /// notification endpoint, the client registered for pings there, and its poll already started.
+    private struct PingSignIn {
+        let emulator: AuthEmulator
+        let server: PingNotificationServer
+        let transport: TokenRecordingTransport
+        let request: BackchannelAuthentication
+        let polling: Task<Credentials, any Error>
+        /// When the poll started.
+        let started: ContinuousClock.Instant
+
+        /// Starts the sign-in and runs `body` with it.
+        static func with(
+            interval: Int, bindingMessage: String? = nil, _ body: (PingSignIn) async throws -> Void
+        ) async throws {
+            try await LiveEmulator.with(BackchannelPingTests.configuration(interval: interval)) { emulator in
+                try await PingNotificationServer.with { server in
+                    let transport = TokenRecordingTransport()
+                    let provider = try await BackchannelPingTests.pingClient(emulator, server, transport: transport)
+                    let request = try await provider.backchannelSignIn(
+                        loginHint: AuthEmulator.User.aliceEmail, bindingMessage: bindingMessage,
+                        pingReceiver: server.receiver)
+                    let polling = Task { try await provider.pollBackchannelSignIn(request) }
+                    defer { polling.cancel() }
+                    try await body(
+                        PingSignIn(
+                            emulator: emulator, server: server, transport: transport, request: request,
+                            polling: polling, started: ContinuousClock.now))
+                }
+            }
+        }
+    }
+
     @Test("a ping ends the wait at once: tokens long before the minute's poll; nothing secret described")
     func pingEndsTheWait() async throws {
-        try await LiveEmulator.with(Self.configuration(interval: 60)) { emulator in
-            try await PingNotificationServer.with { server in
-                let transport = TokenRecordingTransport()
-                let provider = try await Self.pingClient(emulator, server, transport: transport)
-                let request = try await provider.backchannelSignIn(
-                    loginHint: AuthEmulator.User.aliceEmail, bindingMessage: "Order 77", pingReceiver: server.receiver)
-                #expect(request.receivesPings)
-                #expect(request.interval == 60)
-                let started = ContinuousClock.now
-                let polling = Task { try await provider.pollBackchannelSignIn(request) }
-                try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
-                let credentials = try await polling.value
-                #expect(ContinuousClock.now - started < .seconds(20), "the ping, not the 60 s poll, ended the wait")
-                #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
-                #expect(try await emulator.controls.requestCounts()[.ciba] == 1, "one call, after the ping")
-                let ping = try #require(try await emulator.controls.backchannelPingDeliveries().last)
-                #expect(ping.succeeded && ping.status == 204 && ping.fault == .none)
-                #expect(server.answered == [204])
+        try await PingSignIn.with(interval: 60, bindingMessage: "Order 77") { signIn in
+            let (emulator, request) = (signIn.emulator, signIn.request)
+            #expect(request.receivesPings)
+            #expect(request.interval == 60)
+            try await emulator.controls.approveBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+            let credentials = try await signIn.polling.value
+            #expect(ContinuousClock.now - signIn.started < .seconds(20), "the ping, not the 60 s poll, ended the wait")
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+            #expect(try await emulator.controls.requestCounts()[.ciba] == 1, "one call, after the ping")
+            let ping = try #require(try await emulator.controls.backchannelPingDeliveries().last)
+            #expect(ping.succeeded && ping.status == 204 && ping.fault == .none)
+            #expect(signIn.server.answered == [204])
 
-                let token = try #require(transport.formValues(named: "client_notification_token").first)
-                let authReqID = try #require(transport.formValues(named: "auth_req_id").first)
-                #expect(token.count >= 43, "32 random bytes")
-                for text in ["\(request)", "\(ping)", "\(server.receiver)", "\(credentials)"] {
-                    #expect(!text.contains(token) && !text.contains(authReqID), "\(text)")
-                }
-                #expect("\(request)".contains("mode: ping"))
+            let token = try #require(signIn.transport.formValues(named: "client_notification_token").first)
+            let authReqID = try #require(signIn.transport.formValues(named: "auth_req_id").first)
+            #expect(token.count >= 43, "32 random bytes")
+            for text in ["\(request)", "\(ping)", "\(signIn.server.receiver)", "\(credentials)"] {
+                #expect(!text.contains(token) && !text.contains(authReqID), "\(text)")
             }
+            #expect("\(request)".contains("mode: ping"))
         }
     }
 
     @Test("a lost ping: the fallback poll still ends in tokens")
     func lostPing() async throws {
-        try await LiveEmulator.with(Self.configuration(interval: 1)) { emulator in
-            try await PingNotificationServer.with { server in
-                let provider = try await Self.pingClient(emulator, server, transport: TokenRecordingTransport())
-                let request = try await provider.backchannelSignIn(
-                    loginHint: AuthEmulator.User.aliceEmail, pingReceiver: server.receiver)
-                let polling = Task { try await provider.pollBackchannelSignIn(request) }
-                try await emulator.controls.approveBackchannelAuthentication(
-                    forUser: AuthEmulator.User.aliceID, pingFault: .dropped)
-                let credentials = try await polling.value
-                #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
-                #expect(server.answered.isEmpty, "no ping came")
-                let ping = try #require(try await emulator.controls.backchannelPingDeliveries().last)
-                #expect(ping.fault == .dropped && ping.status == nil && !ping.succeeded)
-                #expect("\(ping)".contains("dropped"))
-            }
+        try await PingSignIn.with(interval: 1) { signIn in
+            try await signIn.emulator.controls.approveBackchannelAuthentication(
+                forUser: AuthEmulator.User.aliceID, pingFault: .dropped)
+            let credentials = try await signIn.polling.value
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+            #expect(signIn.server.answered.isEmpty, "no ping came")
+            let ping = try #require(try await signIn.emulator.controls.backchannelPingDeliveries().last)
+            #expect(ping.fault == .dropped && ping.status == nil && !ping.succeeded)
+            #expect("\(ping)".contains("dropped"))
         }
     }
 
     @Test("a wrong bearer token gets 401 and wakes nothing; the right one then does, once")
     func wrongToken() async throws {
-        try await LiveEmulator.with(Self.configuration(interval: 60)) { emulator in
-            try await PingNotificationServer.with { server in
-                let transport = TokenRecordingTransport()
-                let provider = try await Self.pingClient(emulator, server, transport: transport)
-                let request = try await provider.backchannelSignIn(
-                    loginHint: AuthEmulator.User.aliceEmail, pingReceiver: server.receiver)
-                let polling = Task { try await provider.pollBackchannelSignIn(request) }
-                try await emulator.controls.approveBackchannelAuthentication(
-                    forUser: AuthEmulator.User.aliceID, pingFault: .wrongToken)
-                let ping = try #require(try await emulator.controls.backchannelPingDeliveries().last)
-                #expect(ping.status == 401, "the forged ping is refused")
+        try await PingSignIn.with(interval: 60) { signIn in
+            let (emulator, server) = (signIn.emulator, signIn.server)
+            try await emulator.controls.approveBackchannelAuthentication(
+                forUser: AuthEmulator.User.aliceID, pingFault: .wrongToken)
+            let ping = try #require(try await emulator.controls.backchannelPingDeliveries().last)
+            #expect(ping.status == 401, "the forged ping is refused")
 
-                let token = try #require(transport.formValues(named: "client_notification_token").first)
-                let authReqID = try #require(transport.answerValues(named: "auth_req_id").first)
-                let body = #"{"auth_req_id":"\#(authReqID)"}"#
-                #expect(try await server.post(authorization: nil, body: body) == 401)
-                #expect(try await server.post(authorization: "Bearer " + token + "A", body: body) == 401)
-                #expect(try await server.post(authorization: "Basic " + token, body: body) == 401)
-                #expect(try await server.post(authorization: "Bearer " + token, body: "not json") == 400)
-                #expect(
-                    try await server.post(authorization: "Bearer " + token, body: #"{"auth_req_id":"other"}"#) == 400)
-                #expect(try await server.post(authorization: "Bearer " + token, body: "{}") == 400)
-                try await Task.sleep(for: .seconds(1))
-                #expect(try await emulator.controls.requestCounts()[.ciba] == 0, "nothing woke the poll")
+            let token = try #require(signIn.transport.formValues(named: "client_notification_token").first)
+            let authReqID = try #require(signIn.transport.answerValues(named: "auth_req_id").first)
+            let body = #"{"auth_req_id":"\#(authReqID)"}"#
+            #expect(try await server.post(authorization: nil, body: body) == 401)
+            #expect(try await server.post(authorization: "Bearer " + token + "A", body: body) == 401)
+            #expect(try await server.post(authorization: "Basic " + token, body: body) == 401)
+            #expect(try await server.post(authorization: "Bearer " + token, body: "not json") == 400)
+            #expect(try await server.post(authorization: "Bearer " + token, body: #"{"auth_req_id":"other"}"#) == 400)
+            #expect(try await server.post(authorization: "Bearer " + token, body: "{}") == 400)
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await emulator.controls.requestCounts()[.ciba] == 0, "nothing woke the poll")
 
-                let started = ContinuousClock.now
-                #expect(try await server.post(authorization: "bearer " + token, body: body) == 204)
-                let credentials = try await polling.value
-                #expect(ContinuousClock.now - started < .seconds(20))
-                #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
-                // Replayed after the sign-in ended: refused, and there is nothing left to wake.
-                #expect(try await server.post(authorization: "Bearer " + token, body: body) == 401)
-                #expect(try await emulator.controls.requestCounts()[.ciba] == 1)
-            }
+            let started = ContinuousClock.now
+            #expect(try await server.post(authorization: "bearer " + token, body: body) == 204)
+            let credentials = try await signIn.polling.value
+            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+            // Replayed after the sign-in ended: refused, and there is nothing left to wake.
+            #expect(try await server.post(authorization: "Bearer " + token, body: body) == 401)
+            #expect(try await emulator.controls.requestCounts()[.ciba] == 1)
         }
     }
 
     @Test("a replayed ping while waiting is harmless: one sign-in, one token call")
     func duplicatePing() async throws {
-        try await LiveEmulator.with(Self.configuration(interval: 60)) { emulator in
-            try await PingNotificationServer.with { server in
-                let provider = try await Self.pingClient(emulator, server, transport: TokenRecordingTransport())
-                let request = try await provider.backchannelSignIn(
-                    loginHint: AuthEmulator.User.aliceEmail, pingReceiver: server.receiver)
-                let started = ContinuousClock.now
-                let polling = Task { try await provider.pollBackchannelSignIn(request) }
-                try await emulator.controls.approveBackchannelAuthentication(
-                    forUser: AuthEmulator.User.aliceID, pingFault: .duplicate)
-                let credentials = try await polling.value
-                #expect(ContinuousClock.now - started < .seconds(20), "the first ping ended the wait")
-                #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
-                let pings = try await emulator.controls.backchannelPingDeliveries()
-                #expect(pings.count == 2 && pings.allSatisfy { $0.status == 204 || $0.status == 401 })
-                #expect(try await emulator.controls.requestCounts()[.ciba] == 1)
-            }
+        try await PingSignIn.with(interval: 60) { signIn in
+            try await signIn.emulator.controls.approveBackchannelAuthentication(
+                forUser: AuthEmulator.User.aliceID, pingFault: .duplicate)
+            let credentials = try await signIn.polling.value
+            #expect(ContinuousClock.now - signIn.started < .seconds(20), "the first ping ended the wait")
+            #expect(credentials.idTokenClaims?.subject == AuthEmulator.User.aliceID)
+            let pings = try await signIn.emulator.controls.backchannelPingDeliveries()
+            #expect(pings.count == 2 && pings.allSatisfy { $0.status == 204 || $0.status == 401 })
+            #expect(try await signIn.emulator.controls.requestCounts()[.ciba] == 1)
         }
     }
 
     @Test("a denial is pinged too: access_denied at once, said in words")
     func deniedPinged() async throws {
-        try await LiveEmulator.with(Self.configuration(interval: 60)) { emulator in
-            try await PingNotificationServer.with { server in
-                let provider = try await Self.pingClient(emulator, server, transport: TokenRecordingTransport())
-                let request = try await provider.backchannelSignIn(
-                    loginHint: AuthEmulator.User.aliceEmail, pingReceiver: server.receiver)
-                let started = ContinuousClock.now
-                let polling = Task { try await provider.pollBackchannelSignIn(request) }
-                try await emulator.controls.denyBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
-                let result = await polling.result
-                #expect(ContinuousClock.now - started < .seconds(20))
-                let error = try #require(result.failure as? SessionKitError)
-                #expect(error.oauthError == "access_denied")
-                #expect(error.message.contains("denied the sign-in on their device"))
-                #expect(server.answered == [204])
-            }
+        try await PingSignIn.with(interval: 60) { signIn in
+            try await signIn.emulator.controls.denyBackchannelAuthentication(forUser: AuthEmulator.User.aliceID)
+            let result = await signIn.polling.result
+            #expect(ContinuousClock.now - signIn.started < .seconds(20))
+            let error = try #require(result.failure as? SessionKitError)
+            #expect(error.oauthError == "access_denied")
+            #expect(error.message.contains("denied the sign-in on their device"))
+            #expect(signIn.server.answered == [204])
         }
     }
 
