@@ -28,21 +28,5 @@ AUTHGENT_ACCESS_TOKEN_TTL=60 \
     >"$RUN/server.log" 2>&1 &
 echo $! >"$RUN/pid"
 echo "$PORT" >"$RUN/port"
-for _ in $(seq 1 150); do
-    if .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
-        "http://127.0.0.1:$PORT/.well-known/openid-configuration" 2>/dev/null; then
-        echo "issuer: http://127.0.0.1:$PORT (DPoP and nonces required; clients register at /register)"
-        exit 0
-    fi
-    if ! kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
-        echo "authgent-server exited; log:" >&2
-        cat "$RUN/server.log" >&2
-        rm -f "$RUN/pid" "$RUN/port"
-        exit 1
-    fi
-    sleep 0.2
-done
-echo "authgent-server did not answer in 30 s; stopping" >&2
-kill "$(cat "$RUN/pid")" 2>/dev/null || true
-rm -f "$RUN/pid" "$RUN/port"
-exit 1
+../common/wait-for-server.sh "http://127.0.0.1:$PORT/.well-known/openid-configuration" 30
+echo "issuer: http://127.0.0.1:$PORT (DPoP and nonces required; clients register at /register)"

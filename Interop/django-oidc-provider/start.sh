@@ -27,29 +27,13 @@ echo $! >"$RUN/pid"
 echo "$PORT" >"$RUN/port"
 
 ISSUER="http://127.0.0.1:$PORT/openid"
-for _ in $(seq 1 100); do
-    if .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
-        "$ISSUER/.well-known/openid-configuration" 2>/dev/null; then
-        echo "issuer:               $ISSUER"
-        echo "discovery:            $ISSUER/.well-known/openid-configuration"
-        echo "revocation, device:   none (django-oidc-provider has neither endpoint)"
-        echo "clients:              sessionkit-authcode (public, code + PKCE, exact redirect URIs"
-        echo "                        http://127.0.0.1:31871/callback ... :31880/callback)"
-        echo "                      sessionkit-password (public, password grant)"
-        echo "                      sessionkit-confidential (confidential, secret in interop/fixtures.py)"
-        echo "user:                 interop-user / interop-password-not-a-secret (public test fixture)"
-        echo "pid $(cat "$RUN/pid"), log $RUN/server.log"
-        exit 0
-    fi
-    if ! kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
-        echo "server exited; log:" >&2
-        cat "$RUN/server.log" >&2
-        rm -f "$RUN/pid" "$RUN/port"
-        exit 1
-    fi
-    sleep 0.2
-done
-echo "discovery did not answer in 20 s; stopping" >&2
-kill "$(cat "$RUN/pid")" 2>/dev/null || true
-rm -f "$RUN/pid" "$RUN/port"
-exit 1
+../common/wait-for-server.sh "$ISSUER/.well-known/openid-configuration" 20
+echo "issuer:               $ISSUER"
+echo "discovery:            $ISSUER/.well-known/openid-configuration"
+echo "revocation, device:   none (django-oidc-provider has neither endpoint)"
+echo "clients:              sessionkit-authcode (public, code + PKCE, exact redirect URIs"
+echo "                        http://127.0.0.1:31871/callback ... :31880/callback)"
+echo "                      sessionkit-password (public, password grant)"
+echo "                      sessionkit-confidential (confidential, secret in interop/fixtures.py)"
+echo "user:                 interop-user / interop-password-not-a-secret (public test fixture)"
+echo "pid $(cat "$RUN/pid"), log $RUN/server.log"

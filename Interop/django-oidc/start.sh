@@ -26,30 +26,14 @@ echo $! >"$RUN/pid"
 echo "$PORT" >"$RUN/port"
 
 ISSUER="http://127.0.0.1:$PORT/o"
-for _ in $(seq 1 100); do
-    if .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
-        "$ISSUER/.well-known/openid-configuration" 2>/dev/null; then
-        echo "issuer:               $ISSUER"
-        echo "discovery:            $ISSUER/.well-known/openid-configuration"
-        echo "revocation endpoint:  $ISSUER/revoke_token/   (not in discovery)"
-        echo "device endpoint:      $ISSUER/device-authorization/   (not in discovery)"
-        echo "device verification:  $ISSUER/device/"
-        echo "clients:              sessionkit-authcode (auth code + PKCE, redirect http://127.0.0.1/callback, any port)"
-        echo "                      sessionkit-password (password grant)"
-        echo "                      sessionkit-device   (device code grant)"
-        echo "user:                 interop-user / interop-password-not-a-secret (public test fixture)"
-        echo "pid $(cat "$RUN/pid"), log $RUN/server.log"
-        exit 0
-    fi
-    if ! kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
-        echo "server exited; log:" >&2
-        cat "$RUN/server.log" >&2
-        rm -f "$RUN/pid" "$RUN/port"
-        exit 1
-    fi
-    sleep 0.2
-done
-echo "discovery did not answer in 20 s; stopping" >&2
-kill "$(cat "$RUN/pid")" 2>/dev/null || true
-rm -f "$RUN/pid" "$RUN/port"
-exit 1
+../common/wait-for-server.sh "$ISSUER/.well-known/openid-configuration" 20
+echo "issuer:               $ISSUER"
+echo "discovery:            $ISSUER/.well-known/openid-configuration"
+echo "revocation endpoint:  $ISSUER/revoke_token/   (not in discovery)"
+echo "device endpoint:      $ISSUER/device-authorization/   (not in discovery)"
+echo "device verification:  $ISSUER/device/"
+echo "clients:              sessionkit-authcode (auth code + PKCE, redirect http://127.0.0.1/callback, any port)"
+echo "                      sessionkit-password (password grant)"
+echo "                      sessionkit-device   (device code grant)"
+echo "user:                 interop-user / interop-password-not-a-secret (public test fixture)"
+echo "pid $(cat "$RUN/pid"), log $RUN/server.log"

@@ -28,28 +28,12 @@ echo $! >"$RUN/pid"
 echo "$PORT" >"$RUN/port"
 
 ISSUER="http://127.0.0.1:$PORT"
-for _ in $(seq 1 150); do
-    if .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
-        "$ISSUER/.well-known/openid-configuration" 2>/dev/null; then
-        echo "issuer:      $ISSUER (idpyoidc 5.0.0)"
-        echo "discovery:   $ISSUER/.well-known/openid-configuration"
-        echo "client:      sessionkit-confidential (client_secret_basic or _post; secret in fixtures.py)"
-        echo "             code + PKCE (S256), refresh_token, urn:openid:params:grant-type:ciba (poll)"
-        echo "             redirect URIs http://127.0.0.1:31891/callback ... :31900/callback (exact)"
-        echo "user:        interop-user, CIBA login_hint mail:interop-user@example.test"
-        echo "test only:   POST $ISSUER/test-only/ciba/approve  login_hint=...  (the user's device)"
-        echo "pid $(cat "$RUN/pid"), log $RUN/server.log"
-        exit 0
-    fi
-    if ! kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
-        echo "server exited; log:" >&2
-        cat "$RUN/server.log" >&2
-        rm -f "$RUN/pid" "$RUN/port"
-        exit 1
-    fi
-    sleep 0.2
-done
-echo "discovery did not answer in 30 s; stopping" >&2
-kill "$(cat "$RUN/pid")" 2>/dev/null || true
-rm -f "$RUN/pid" "$RUN/port"
-exit 1
+../common/wait-for-server.sh "$ISSUER/.well-known/openid-configuration" 30
+echo "issuer:      $ISSUER (idpyoidc 5.0.0)"
+echo "discovery:   $ISSUER/.well-known/openid-configuration"
+echo "client:      sessionkit-confidential (client_secret_basic or _post; secret in fixtures.py)"
+echo "             code + PKCE (S256), refresh_token, urn:openid:params:grant-type:ciba (poll)"
+echo "             redirect URIs http://127.0.0.1:31891/callback ... :31900/callback (exact)"
+echo "user:        interop-user, CIBA login_hint mail:interop-user@example.test"
+echo "test only:   POST $ISSUER/test-only/ciba/approve  login_hint=...  (the user's device)"
+echo "pid $(cat "$RUN/pid"), log $RUN/server.log"
