@@ -93,6 +93,23 @@ struct PushedAuthorizationSignInTests {
         }
     }
 
+    @Test("repeating the OpenID parameters: response_type, scope and redirect_uri beside request_uri, nothing secret")
+    func repeatingOpenIDParameters() async throws {
+        try await LiveEmulator.with(Self.required) { emulator in
+            var configuration = try emulator.providerConfiguration()
+            configuration.pushedAuthorization = PushedAuthorization.whenRequired.repeatingOpenIDParameters()
+            #expect("\(configuration.pushedAuthorization)" == "whenRequired, repeating OpenID parameters")
+            let (request, page, result) = try await Self.signIn(ProviderClient(configuration: configuration))
+            let query = Self.query(request.url)
+            #expect(Set(query.keys) == ["client_id", "request_uri", "response_type", "scope", "redirect_uri"])
+            #expect(query["response_type"] == "code" && query["scope"]?.contains("openid") == true)
+            #expect(query["redirect_uri"] == request.redirectURI.absoluteString)
+            #expect(!request.url.absoluteString.contains(request.state), "state travels in the push only")
+            #expect(page.text.contains("Signed in as \(AuthEmulator.User.aliceEmail)"), "\(page.text)")
+            #expect(try result.get().idTokenClaims?.nonce == request.nonce)
+        }
+    }
+
     @Test("a request_uri that expires before the browser arrives: invalid_request_uri, clear, the session kept")
     func expiredKeepsSession() async throws {
         let configuration = LiveEmulator.configuration {

@@ -5,11 +5,16 @@
 #endif
 
 extension ProviderClient {
+    /// What a pushed sign-in's URL repeats with ``PushedAuthorization/repeatingOpenIDParameters()``.
+    static let openIDParameters: Set<String> = ["response_type", "scope", "redirect_uri", "prompt"]
+
     /// Builds an authorization-code request with PKCE (S256), a fresh `state` and `nonce`.
     ///
     /// With pushed authorization (``ProviderConfiguration/pushedAuthorization``, or a provider whose discovery
     /// requires it) the parameters are posted to the provider first and the URL carries only `client_id` and the
-    /// `request_uri` it answered (RFC 9126); open it promptly, since a `request_uri` lasts a minute or so.
+    /// `request_uri` it answered (RFC 9126), and `response_type`, `scope`, `redirect_uri` and any `prompt` as well with
+    /// ``PushedAuthorization/repeatingOpenIDParameters()``; open it promptly, since a `request_uri` lasts a minute or
+    /// so.
     ///
     /// - Parameters:
     ///   - redirectURI: Where the provider sends the browser back, such as `http://127.0.0.1:PORT/callback`.
@@ -59,10 +64,12 @@ extension ProviderClient {
         if let pushEndpoint {
             let requestURI = try await pushAuthorizationRequest(
                 items.filter { $0.name != "client_id" }.map { ($0.name, $0.value ?? "") }, to: pushEndpoint)
-            items = [
-                URLQueryItem(name: "client_id", value: configuration.clientID),
-                URLQueryItem(name: "request_uri", value: requestURI),
-            ]
+            let repeated = configuration.pushedAuthorization.repeatsOpenIDParameters ? Self.openIDParameters : []
+            items =
+                [
+                    URLQueryItem(name: "client_id", value: configuration.clientID),
+                    URLQueryItem(name: "request_uri", value: requestURI),
+                ] + items.filter { repeated.contains($0.name) }
         }
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw SessionKitError(code: .invalidConfiguration, message: "the authorization endpoint is not a valid URL")

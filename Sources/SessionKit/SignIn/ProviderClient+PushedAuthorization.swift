@@ -13,7 +13,7 @@ extension ProviderClient {
     /// - Throws: ``SessionKitError/Code/invalidConfiguration`` when a push is called for and no endpoint is known.
     func pushedAuthorizationEndpoint(in metadata: ProviderMetadata) throws(SessionKitError) -> URL? {
         let required = metadata.requirePushedAuthorizationRequests == true
-        guard required || configuration.pushedAuthorization == .always else { return nil }
+        guard required || configuration.pushedAuthorization.storage == .always else { return nil }
         return try metadata.endpoint(.pushedAuthorization)
     }
 

@@ -17,6 +17,9 @@ public struct PushedAuthorization: Hashable, Sendable, CustomStringConvertible {
     }
 
     let storage: Storage
+    /// Whether the browser's URL repeats `response_type`, `scope`, `redirect_uri` and any `prompt` beside the
+    /// `request_uri`.
+    public private(set) var repeatsOpenIDParameters = false
 
     /// Push only when the provider's discovery document says `require_pushed_authorization_requests: true` (the
     /// default); otherwise the parameters travel in the authorization URL.
@@ -26,6 +29,28 @@ public struct PushedAuthorization: Hashable, Sendable, CustomStringConvertible {
     /// ``SessionKitError/Code/invalidConfiguration`` before anything is sent.
     public static let always = PushedAuthorization(storage: .always)
 
-    /// `whenRequired` or `always`.
-    public var description: String { storage.rawValue }
+    /// The same choice, with the browser's URL also carrying `response_type`, `scope`, `redirect_uri` and the
+    /// `prompt` if there is one (their pushed values) beside `client_id` and `request_uri`.
+    ///
+    /// RFC 9126 needs only `client_id` and `request_uri`, and most providers take nothing more. OpenID Connect Core
+    /// (section 6.2) asks for `response_type` and a `scope` with `openid` in the URL even when a request object holds
+    /// them, and RFC 9101 (section 5) lets a client repeat them for that reason; a provider that checks the browser's
+    /// request as an OpenID one before it resolves the `request_uri` refuses it without them (idpyoidc 5.0.0 answers
+    /// `invalid_request` "Missing required attribute 'response_type'", and, for a `scope` with `offline_access`
+    /// without `prompt=consent` in the URL, "consent in prompt"). The pushed values still decide; nothing secret is
+    /// repeated (not `state`, `nonce` or the PKCE challenge).
+    ///
+    /// ```swift
+    /// configuration.pushedAuthorization = PushedAuthorization.always.repeatingOpenIDParameters()
+    /// ```
+    public func repeatingOpenIDParameters() -> PushedAuthorization {
+        var copy = self
+        copy.repeatsOpenIDParameters = true
+        return copy
+    }
+
+    /// `whenRequired` or `always`, and `repeating OpenID parameters` when it does.
+    public var description: String {
+        storage.rawValue + (repeatsOpenIDParameters ? ", repeating OpenID parameters" : "")
+    }
 }

@@ -47,10 +47,12 @@ struct IdpyOIDCInteropTests {
     static let loginHint = "mail:interop-user@example.test"
     static let redirectURI = "http://127.0.0.1:31891/callback"
 
-    static func provider(_ base: URL, clientID: String = clientID, pushed: Bool = false) throws -> ProviderClient {
+    static func provider(
+        _ base: URL, clientID: String = clientID, pushed: PushedAuthorization? = nil
+    ) throws -> ProviderClient {
         var configuration = try ProviderConfiguration(
             issuer: base, clientID: clientID, clientSecret: Secret(secret), scope: "openid email offline_access")
-        if pushed { configuration.pushedAuthorization = .always }
+        if let pushed { configuration.pushedAuthorization = pushed }
         return ProviderClient(configuration: configuration)
     }
 
@@ -84,10 +86,32 @@ struct IdpyOIDCInteropTests {
         try await ProviderClient.defaultTransport.send(HTTPRequest(method: "GET", url: url), timeout: .seconds(10))
     }
 
+    @Test("PAR repeating the OpenID parameters: SessionKit's own URL signs the user in at idpyoidc")
+    func pushedSignInRepeatingOpenIDParameters() async throws {
+        guard let base = Self.running() else { return }
+        let provider = try Self.provider(base, pushed: PushedAuthorization.always.repeatingOpenIDParameters())
+        // offline_access: idpyoidc wants prompt=consent in the URL too (OpenID Connect Core 11), repeated with the rest.
+        let request = try await provider.authorizationRequest(
+            redirectURI: try #require(URL(string: Self.redirectURI)), prompt: "consent")
+        let query = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(
+            query.map(\.name).sorted() == [
+                "client_id", "prompt", "redirect_uri", "request_uri", "response_type", "scope",
+            ],
+            "\(query.map(\.name))")
+        #expect(query.first { $0.name == "scope" }?.value == "openid email offline_access")
+        let authorized = try await Self.open(request.url)
+        let location = try #require(authorized.header("Location"), "HTTP \(authorized.status)")
+        #expect(location.hasPrefix(Self.redirectURI + "?"))
+        let credentials = try await provider.exchange(callback: try #require(URL(string: location)), for: request)
+        #expect(credentials.idTokenClaims?.subject?.isEmpty == false)
+        #expect(credentials.refreshToken != nil, "offline_access granted")
+    }
+
     @Test("PAR: the push is accepted, the browser carries only client_id and request_uri, the code is exchanged")
     func pushedSignIn() async throws {
         guard let base = Self.running() else { return }
-        let provider = try Self.provider(base, pushed: true)
+        let provider = try Self.provider(base, pushed: .always)
         let request = try await provider.authorizationRequest(redirectURI: try #require(URL(string: Self.redirectURI)))
         let query = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems)
         #expect(query.map(\.name).sorted() == ["client_id", "request_uri"], "\(query.map(\.name))")
