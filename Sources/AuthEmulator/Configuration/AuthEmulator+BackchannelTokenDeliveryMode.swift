@@ -8,19 +8,8 @@ extension AuthEmulator {
         /// The wire value: `poll` or `ping`.
         public var rawValue: String
 
-        /// Wraps a wire value.
+        /// Wraps a wire value. In JSON it is that string (the standard library's `Codable` for a `String` raw value).
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Decodes the mode from its wire string.
-        public init(from decoder: any Decoder) throws {
-            self.rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-
-        /// Encodes the wire string.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
 
         /// The wire value.
         public var description: String { rawValue }
