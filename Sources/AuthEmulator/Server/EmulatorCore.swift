@@ -15,9 +15,9 @@ final class EmulatorCore: Sendable {
     let faults: FaultInjector
     let logger: Logger
     /// The clients' back-channel logout URIs as they stand, and the delivery log.
-    let backchannel: BackchannelRegistry
+    let backchannel: ClientEndpoints<AuthEmulator.BackchannelDelivery>
     /// The clients' Shared Signals receivers (push delivery) and the delivery log.
-    let securityEvents: SecurityEventReceivers
+    let securityEvents: ClientEndpoints<AuthEmulator.SecurityEventDelivery>
     /// The session transfer tokens issued and not yet used (Native to Web SSO).
     let sessionTransfers = SessionTransfers()
     /// DPoP nonces and the proofs seen.
@@ -27,7 +27,7 @@ final class EmulatorCore: Sendable {
     /// Backchannel authentication requests (OpenID CIBA) awaiting the user's decision.
     let ciba = BackchannelRequests()
     /// The ping-mode clients' notification endpoints (OpenID CIBA) and the log of pings.
-    let backchannelPings: BackchannelPingEndpoints
+    let backchannelPings: ClientEndpoints<AuthEmulator.BackchannelPingDelivery>
 
     init(
         configuration: AuthEmulator.Configuration,
@@ -47,9 +47,11 @@ final class EmulatorCore: Sendable {
         self.keys = keys
         self.faults = faults
         self.logger = logger
-        self.backchannel = BackchannelRegistry(clients: configuration.clients)
-        self.securityEvents = SecurityEventReceivers()
-        self.backchannelPings = BackchannelPingEndpoints(clients: configuration.clients)
+        self.backchannel = ClientEndpoints(clients: configuration.clients) { $0.backchannelLogoutURI }
+        self.securityEvents = ClientEndpoints()
+        self.backchannelPings = ClientEndpoints(clients: configuration.clients) { client in
+            client.backchannelTokenDeliveryMode == .ping ? client.backchannelClientNotificationEndpoint : nil
+        }
         self.dpop = DPoPState(requiresNonce: configuration.dpopNonceRequired)
         self.pushed = PushedRequests(clients: configuration.clients)
     }
