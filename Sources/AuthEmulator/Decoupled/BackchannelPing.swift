@@ -28,19 +28,14 @@ struct BackchannelPing: Sendable {
         let body = (try? JSONTextWriter.write(["auth_req_id": .string(ping.authReqID)])) ?? []
         let attempts = fault == .duplicate ? 2 : 1
         let timeout = core.configuration.backchannelLogoutTimeout
-        let deliveries = await BackchannelTransport.withClient(timeout: timeout) { http in
-            var made: [AuthEmulator.BackchannelPingDelivery] = []
-            for _ in 0..<attempts {
-                let sentAt = core.clock.now
-                let outcome = await BackchannelTransport.post(
-                    String(decoding: body, as: UTF8.self), type: "application/json", to: uri, using: http,
-                    timeout: timeout, headers: [("Authorization", "Bearer " + token)])
-                made.append(
-                    AuthEmulator.BackchannelPingDelivery(
-                        clientID: request.clientID, uri: uri, fault: fault, status: outcome.status,
-                        failure: outcome.failure, sentAt: sentAt))
-            }
-            return made
+        let deliveries = await BackchannelTransport.post(
+            String(decoding: body, as: UTF8.self), type: "application/json", to: uri,
+            headers: [("Authorization", "Bearer " + token)], attempts: attempts, timeout: timeout,
+            now: { core.clock.now }
+        ).map { sent in
+            AuthEmulator.BackchannelPingDelivery(
+                clientID: request.clientID, uri: uri, fault: fault, status: sent.outcome.status,
+                failure: sent.outcome.failure, sentAt: sent.sentAt)
         }
         core.backchannelPings.record(deliveries)
         return deliveries

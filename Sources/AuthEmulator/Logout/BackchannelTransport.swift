@@ -39,6 +39,23 @@ enum BackchannelTransport {
             using: http, timeout: timeout)
     }
 
+    /// Posts the same request `attempts` times (more than once for a fault's duplicate delivery) on a client made for
+    /// them, one after the other; returns each outcome with the time `now` gave when it was sent.
+    static func post(
+        _ body: String, type: String, to uri: URL, headers: [(String, String)] = [], attempts: Int, timeout: Double,
+        now: () -> Date
+    ) async -> [(outcome: Outcome, sentAt: Date)] {
+        await withClient(timeout: timeout) { http in
+            var made: [(outcome: Outcome, sentAt: Date)] = []
+            for _ in 0..<attempts {
+                let sentAt = now()
+                let outcome = await post(body, type: type, to: uri, using: http, timeout: timeout, headers: headers)
+                made.append((outcome, sentAt))
+            }
+            return made
+        }
+    }
+
     /// Posts `body` of the content type `type` (and the other `headers`, such as a ping's bearer token) to `uri` and
     /// waits at most `timeout` seconds for the answer's head.
     static func post(

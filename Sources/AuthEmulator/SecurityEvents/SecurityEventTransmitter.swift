@@ -19,18 +19,13 @@ struct SecurityEventTransmitter: Sendable {
         if case .slow(let seconds) = fault { try await Task.sleep(for: .seconds(seconds)) }
         let attempts = fault == .duplicate ? 2 : 1
         let timeout = core.configuration.backchannelLogoutTimeout
-        let deliveries = await BackchannelTransport.withClient(timeout: timeout) { http in
-            var made: [AuthEmulator.SecurityEventDelivery] = []
-            for _ in 0..<attempts {
-                let sentAt = core.clock.now
-                let outcome = await BackchannelTransport.post(
-                    token, type: "application/secevent+jwt", to: uri, using: http, timeout: timeout)
-                made.append(
-                    AuthEmulator.SecurityEventDelivery(
-                        clientID: client.id, uri: uri, token: token, status: outcome.status,
-                        failure: outcome.failure, sentAt: sentAt))
-            }
-            return made
+        let deliveries = await BackchannelTransport.post(
+            token, type: "application/secevent+jwt", to: uri, attempts: attempts, timeout: timeout,
+            now: { core.clock.now }
+        ).map { sent in
+            AuthEmulator.SecurityEventDelivery(
+                clientID: client.id, uri: uri, token: token, status: sent.outcome.status, failure: sent.outcome.failure,
+                sentAt: sent.sentAt)
         }
         core.securityEvents.record(deliveries)
         return deliveries
