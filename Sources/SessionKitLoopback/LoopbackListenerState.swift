@@ -24,9 +24,22 @@ final class LoopbackListenerState: Sendable {
         case ended(SessionKitError)
     }
 
+    /// What the start link answers.
+    enum Start {
+        /// A wrong token, or no request yet.
+        case unknown
+        /// The link was followed once already.
+        case used
+        /// A 303 to this authorization URL.
+        case redirect(URL)
+        /// A 303 to the URL of `request` once `provider` has pushed it (RFC 9126).
+        case push(AuthorizationRequest, ProviderClient)
+    }
+
     private struct Fields {
         var state: String?
-        var authorizationURL: URL?
+        var request: AuthorizationRequest?
+        var pusher: ProviderClient?
         var redirectURI: URL?
         var startUsed = false
         var accepted = false
@@ -37,11 +50,13 @@ final class LoopbackListenerState: Sendable {
     let startToken = PKCE.randomToken(bytes: 16)
     private let fields = Mutex(Fields())
 
-    /// Sets the request the listener serves: its `state` for callbacks, its URL for the start link.
-    func expect(_ request: AuthorizationRequest) {
+    /// Sets the request the listener serves: its `state` for callbacks, its URL for the start link (pushed by
+    /// `pusher` first when one is given).
+    func expect(_ request: AuthorizationRequest, pushingWith pusher: ProviderClient? = nil) {
         fields.withLock {
             $0.state = request.state
-            $0.authorizationURL = request.url
+            $0.request = request
+            $0.pusher = pusher
             $0.redirectURI = request.redirectURI
         }
     }
@@ -49,15 +64,14 @@ final class LoopbackListenerState: Sendable {
     /// Whether the start link has been followed (its one visit spent).
     var startUsed: Bool { fields.withLock { $0.startUsed } }
 
-    /// The authorization URL for a start-link request carrying `token`, once; `nil` when the token is wrong
-    /// or no request is set, `.some(nil)` when the link was already used.
-    func start(token: String) -> URL?? {
-        guard ConstantTime.equals(token, startToken) else { return nil }
-        return fields.withLock { fields -> URL?? in
-            guard let url = fields.authorizationURL else { return nil }
-            if fields.startUsed { return .some(nil) }
+    /// The answer to a start-link request carrying `token`: where it leads the first time.
+    func start(token: String) -> Start {
+        guard ConstantTime.equals(token, startToken) else { return .unknown }
+        return fields.withLock { fields -> Start in
+            guard let request = fields.request else { return .unknown }
+            if fields.startUsed { return .used }
             fields.startUsed = true
-            return .some(url)
+            return fields.pusher.map { .push(request, $0) } ?? .redirect(request.url)
         }
     }
 

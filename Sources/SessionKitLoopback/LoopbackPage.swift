@@ -66,6 +66,14 @@ extension LoopbackPage {
         message: "The sign-in is taking longer than expected. See the application for the result; "
             + "you can close this window.")
 
+    /// "Sign-in failed: …", a safe summary of `failure` (``LoopbackRedirect/summary(of:)``).
+    static func failure(_ failure: SessionKitError) -> LoopbackPage {
+        LoopbackPage(
+            status: .ok,
+            message: "Sign-in failed: \(LoopbackRedirect.summary(of: failure)). See the application for details; "
+                + "you can close this window.")
+    }
+
     /// A 303 to `url`.
     static func redirect(to url: String) -> LoopbackPage {
         LoopbackPage(status: .seeOther, message: "Continue to the sign-in page.", location: url)

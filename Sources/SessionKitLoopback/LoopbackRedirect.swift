@@ -33,11 +33,7 @@ public struct LoopbackRedirect: Sendable, CustomStringConvertible {
     /// OAuth error code or the failed check; never a code, token or provider text), and waits until the page
     /// has been sent.
     public func complete(failure: SessionKitError) async {
-        await answer(
-            LoopbackPage(
-                status: .ok,
-                message: "Sign-in failed: \(Self.summary(of: failure)). See the application for details; "
-                    + "you can close this window."))
+        await answer(.failure(failure))
     }
 
     private func answer(_ response: LoopbackPage) async {

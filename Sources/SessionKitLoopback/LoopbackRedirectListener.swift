@@ -102,14 +102,45 @@ public final class LoopbackRedirectListener: Sendable {
     ///
     /// - Throws: ``SessionKitError/Code/invalidInput`` when the request was made for another redirect URI.
     public func startURL(for request: AuthorizationRequest) throws(SessionKitError) -> URL {
+        try checkRedirect(of: request)
+        state.expect(request)
+        return startURL
+    }
+
+    /// Names the request this listener serves, to be pushed by `provider` when the browser follows
+    /// ``startURL`` (RFC 9126), and returns that link: for a link the user may open minutes later, since a pushed
+    /// request's `request_uri` lasts only a minute or so. Build the request with `deferringPush: true`; when no
+    /// push is due the link leads to its URL as it is. A push that fails ends the wait
+    /// (``waitForRedirect(timeout:)``) with its error, and the browser's page says that the sign-in failed.
+    ///
+    /// ```swift
+    /// let request = try await provider.authorizationRequest(redirectURI: listener.redirectURI, deferringPush: true)
+    /// print("Open \(try listener.startURL(for: request, pushingWith: provider)) to sign in")
+    /// ```
+    ///
+    /// - Throws: ``SessionKitError/Code/invalidInput`` when the request was made for another redirect URI or was
+    ///   pushed already.
+    public func startURL(for request: AuthorizationRequest, pushingWith provider: ProviderClient)
+        throws(SessionKitError) -> URL
+    {
+        try checkRedirect(of: request)
+        guard request.requestURI == nil else {
+            throw SessionKitError(
+                code: .invalidInput,
+                message: "the authorization request was pushed already; build it with `deferringPush: true` so that "
+                    + "the push is made when the browser arrives")
+        }
+        state.expect(request, pushingWith: provider)
+        return startURL
+    }
+
+    private func checkRedirect(of request: AuthorizationRequest) throws(SessionKitError) {
         guard request.redirectURI.absoluteString == redirectURI.absoluteString else {
             throw SessionKitError(
                 code: .invalidInput,
                 message: "the authorization request was made for another redirect URI than this listener's; "
                     + "make it with `redirectURI: listener.redirectURI`")
         }
-        state.expect(request)
-        return startURL
     }
 
     /// Whether a browser has followed ``startURL`` (it answers once): for a caller that hands the browser a URL

@@ -30,9 +30,10 @@ struct LoopbackRoute: Sendable {
         if path.hasPrefix("/start/") {
             guard head.method == .GET else { return .page(.methodNotAllowed) }
             switch state.start(token: String(path.dropFirst("/start/".count))) {
-            case .none: return .page(.notFound)
-            case .some(.none): return .page(.startUsed)
-            case .some(.some(let url)): return .page(.redirect(to: url.absoluteString))
+            case .unknown: return .page(.notFound)
+            case .used: return .page(.startUsed)
+            case .redirect(let url): return .page(.redirect(to: url.absoluteString))
+            case .push(let request, let provider): return push(request, with: provider, eventLoop: eventLoop)
             }
         }
         guard path == callbackPath else { return .page(.notFound) }
@@ -63,5 +64,26 @@ struct LoopbackRoute: Sendable {
             state.deliver(LoopbackRedirect(url: url, page: page, written: written.futureResult))
             return .hold(page: page, written: written)
         }
+    }
+
+    /// The start link of a sign-in whose push waited for the browser: pushes now and redirects to the fresh
+    /// `request_uri`; when the push fails, the browser is told so and the wait ends with the error.
+    private func push(_ request: AuthorizationRequest, with provider: ProviderClient, eventLoop: any EventLoop)
+        -> Answer
+    {
+        let page = eventLoop.makePromise(of: LoopbackPage.self)
+        let written = eventLoop.makePromise(of: Void.self)
+        let state = state
+        Task {
+            do throws(SessionKitError) {
+                let pushed = try await provider.pushed(request)
+                page.succeed(.redirect(to: pushed.url.absoluteString))
+            } catch {
+                page.succeed(.failure(error))
+                try? await written.futureResult.get()
+                state.end(with: error)
+            }
+        }
+        return .hold(page: page, written: written)
     }
 }

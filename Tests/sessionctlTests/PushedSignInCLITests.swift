@@ -83,7 +83,24 @@ struct PushedSignInCLITests {
         }
     }
 
-    @Test("a request_uri that expired before the browser came: exit 2, says so, and the stored session is kept")
+    @Test("--no-open: a link opened after a request_uri's lifetime signs in, since the push waits for the browser")
+    func lateLinkSignsIn() async throws {
+        try await LiveEmulator.with(Self.configuration(requiredForNative: true, lifetime: 30)) { emulator in
+            let cli = try CLI.make(for: emulator)
+            defer { cli.cleanUp() }
+            let login = try cli.start(["login", "--no-open"])
+            let start = try await login.startLink()
+            #expect(try await emulator.controls.requestCounts()[.pushedAuthorization] == 0)
+            try await emulator.controls.advanceClock(by: 31)
+            let page = try await LoopbackBrowser().signIn(startingAt: start)
+            #expect(page.text.contains("Signed in as"), "\(page.text)")
+            let result = try await login.finish()
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try await emulator.controls.requestCounts()[.pushedAuthorization] == 1)
+        }
+    }
+
+    @Test("a request_uri that expired before the browser reached the provider: exit 2, says so, session kept")
     func expiredKeepsSession() async throws {
         try await LiveEmulator.with(Self.configuration(lifetime: 30)) { emulator in
             let cli = try CLI.make(for: emulator)
@@ -91,9 +108,10 @@ struct PushedSignInCLITests {
             try await cli.signIn()
             let before = try await cli.run(["token"])
             let login = try cli.start(["login", "--no-open", "--par"])
-            let start = try await login.startLink()
+            let browser = LoopbackBrowser()
+            let authorization = try await browser.authorizationURL(fromStart: try await login.startLink())
             try await emulator.controls.advanceClock(by: 31)
-            let page = try await LoopbackBrowser().signIn(startingAt: start)
+            let page = try await browser.get(try await browser.redirect(fromAuthorization: authorization))
             #expect(!page.text.contains("Signed in as"))
             let result = try await login.finish()
             #expect(result.status == 2, "\(result.output)")

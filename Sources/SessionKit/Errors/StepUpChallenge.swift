@@ -15,7 +15,7 @@
 ///   and the `acr_values` or `max_age` it needs (RFC 9470); read it with ``init(wwwAuthenticate:)``.
 ///
 /// Either way, sign the user in again with
-/// ``ProviderClient/authorizationRequest(redirectURI:stepUp:audience:)``, which sends what was asked for,
+/// ``ProviderClient/authorizationRequest(redirectURI:stepUp:audience:deferringPush:)``, which sends what was asked for,
 /// and store the result.
 ///
 /// ```swift

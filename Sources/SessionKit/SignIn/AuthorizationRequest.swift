@@ -24,7 +24,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     /// The `max_age` sent, if any.
     public let maxAge: TimeInterval?
 
-    /// Recreates a request that was built by ``ProviderClient/authorizationRequest(redirectURI:scope:audience:prompt:maxAge:additionalParameters:)``
+    /// Recreates a request that was built by ``ProviderClient/authorizationRequest(redirectURI:scope:audience:prompt:maxAge:additionalParameters:deferringPush:)``
     /// and kept elsewhere until its callback arrived: a server that starts the sign-in on one instance and
     /// receives the callback on another keeps these values in its shared store, never in the browser.
     public init(

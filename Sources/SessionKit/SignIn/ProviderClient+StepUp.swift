@@ -10,15 +10,16 @@ extension ProviderClient {
     /// authenticates again instead of being let through on the provider's existing session.
     ///
     /// Sign the user in with it as with any authorization request, then store the credentials: the session's
-    /// refresh token is replaced by one from the stronger sign-in.
-    public func authorizationRequest(redirectURI: URL, stepUp challenge: StepUpChallenge, audience: String? = nil)
-        async throws(SessionKitError) -> AuthorizationRequest
-    {
+    /// refresh token is replaced by one from the stronger sign-in. With `deferringPush`, a push that is due is left to ``pushed(_:)``, as for the plain request.
+    public func authorizationRequest(
+        redirectURI: URL, stepUp challenge: StepUpChallenge, audience: String? = nil, deferringPush: Bool = false
+    ) async throws(SessionKitError) -> AuthorizationRequest {
         var parameters: [String: String] = [:]
         if !challenge.acrValues.isEmpty { parameters["acr_values"] = challenge.acrValues.joined(separator: " ") }
         let prompt = challenge.acrValues.isEmpty && challenge.maxAge == nil ? "login" : nil
         return try await authorizationRequest(
             redirectURI: redirectURI, audience: audience, prompt: prompt,
-            maxAge: challenge.maxAge.map(TimeInterval.init), additionalParameters: parameters)
+            maxAge: challenge.maxAge.map(TimeInterval.init), additionalParameters: parameters,
+            deferringPush: deferringPush)
     }
 }

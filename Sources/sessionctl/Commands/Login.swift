@@ -78,7 +78,8 @@ struct Login: AsyncParsableCommand {
         help: ArgumentHelp(
             "Push the sign-in's parameters to the provider first (a pushed authorization request, RFC 9126), even "
                 + "where it does not require it; browser only.",
-            discussion: "The link then carries only a short-lived request_uri: open it within a minute."))
+            discussion: "The provider's page then carries only a short-lived request_uri; with --no-open, the push "
+                + "is made when the printed link is opened."))
     var par = false
 
     func validate() throws {

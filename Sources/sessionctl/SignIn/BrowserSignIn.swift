@@ -44,14 +44,22 @@ struct BrowserSignIn {
             case .uri(let uri): try await LoopbackRedirectListener.start(redirectURI: uri, configuration: configuration)
             }
         let provider = pushed ? context.pushingAuthorization() : context.provider
+        // A link the user opens by hand may wait for minutes, longer than a pushed request's `request_uri` lasts:
+        // its push is made when the browser arrives. An opened browser comes at once, so a push refused for the
+        // configuration is reported before any browser window opens.
+        let deferringPush = !open
         do {
             let request =
                 if let stepUp {
-                    try await provider.authorizationRequest(redirectURI: listener.redirectURI, stepUp: stepUp)
+                    try await provider.authorizationRequest(
+                        redirectURI: listener.redirectURI, stepUp: stepUp, deferringPush: deferringPush)
                 } else {
-                    try await provider.authorizationRequest(redirectURI: listener.redirectURI)
+                    try await provider.authorizationRequest(
+                        redirectURI: listener.redirectURI, deferringPush: deferringPush)
                 }
-            let start = try listener.startURL(for: request)
+            let start =
+                deferringPush
+                ? try listener.startURL(for: request, pushingWith: provider) : try listener.startURL(for: request)
             announce(start, redirectURI: listener.redirectURI)
             let session = context.session
             return try await listener.signIn(request, with: provider, timeout: .seconds(timeout)) {
