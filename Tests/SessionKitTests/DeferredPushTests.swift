@@ -28,18 +28,25 @@ struct DeferredPushTests {
         Set(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
     }
 
+    /// A loopback sign-in of the native client whose push waits for the browser: the request, the start link, and
+    /// the sign-in waiting for its redirect.
+    private static func waitingSignIn(_ emulator: AuthEmulator) async throws -> (
+        request: AuthorizationRequest, start: URL, signIn: Task<Credentials, any Error>
+    ) {
+        let provider = ProviderClient(configuration: try emulator.providerConfiguration())
+        let listener = try await LoopbackRedirectListener.start()
+        let request = try await provider.authorizationRequest(redirectURI: listener.redirectURI, deferringPush: true)
+        let start = try listener.startURL(for: request, pushingWith: provider)
+        return (request, start, Task { try await listener.signIn(request, with: provider, timeout: .seconds(30)) })
+    }
+
     @Test("a start link opened after a request_uri's lifetime signs in: one push, made when the browser came")
     func lateBrowserSignsIn() async throws {
         try await LiveEmulator.with(Self.configuration()) { emulator in
-            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
-            let listener = try await LoopbackRedirectListener.start()
-            let request = try await provider.authorizationRequest(
-                redirectURI: listener.redirectURI, deferringPush: true)
+            let (request, start, signIn) = try await Self.waitingSignIn(emulator)
             #expect(request.requestURI == nil)
             #expect(Self.names(request.url).isSuperset(of: ["state", "nonce", "code_challenge", "redirect_uri"]))
-            let start = try listener.startURL(for: request, pushingWith: provider)
             #expect(try await emulator.controls.requestCounts()[.pushedAuthorization] == 0)
-            let signIn = Task { try await listener.signIn(request, with: provider, timeout: .seconds(30)) }
             // Longer than a pushed request lasts: an eager push would have expired by now.
             try await emulator.controls.advanceClock(by: 31)
             let browser = LoopbackBrowser()
@@ -56,12 +63,7 @@ struct DeferredPushTests {
     @Test("a push refused when the browser arrives: the page says it failed, the wait ends with the refusal")
     func refusedAtTheBrowser() async throws {
         try await LiveEmulator.with(Self.configuration()) { emulator in
-            let provider = ProviderClient(configuration: try emulator.providerConfiguration())
-            let listener = try await LoopbackRedirectListener.start()
-            let request = try await provider.authorizationRequest(
-                redirectURI: listener.redirectURI, deferringPush: true)
-            let start = try listener.startURL(for: request, pushingWith: provider)
-            let signIn = Task { try await listener.signIn(request, with: provider, timeout: .seconds(30)) }
+            let (_, start, signIn) = try await Self.waitingSignIn(emulator)
             try await emulator.controls.inject(.status(400), into: .pushedAuthorization)
             let page = try await LoopbackBrowser().get(start)
             #expect(page.status == 200)
