@@ -20,10 +20,23 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // Timing, percentiles and the printed tables every benchmark shares.
         .target(name: "BenchmarkSupport", swiftSettings: strictSettings),
+        // Issue 46: Hummingbird and AsyncHTTPClient with nothing of SessionKit's, the floor of a forwarded request.
+        .executableTarget(
+            name: "stack-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The floor of the CLI comparison: a hello-world built exactly like sessionctl.
         .executableTarget(name: "hello", swiftSettings: strictSettings),
         // The floor of a program that links Foundation, built the same way: what Foundation alone costs.

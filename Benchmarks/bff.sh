@@ -7,7 +7,7 @@
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
 #                                        LIFETIME (s, access tokens; 120, or 8 x DURATION + 40 when longer),
 #                                        BIN (.build/release), STORM=0 (no storm), PIN=1 (the tiers on their
-#                                        own cores, see below), UPSTREAM=nginx (see below)
+#                                        own cores, see below), UPSTREAM=nginx (see below), FLOOR=1 (see below)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without a token,
 #    with one bearer token, and with the next of USERS tokens on every request (picked in Lua, as the forwarded run
@@ -22,6 +22,12 @@
 # costs almost nothing per request, so that the BFF is the bottleneck and its own CPU per forwarded request shows
 # (issue 46's "half the CPU per forwarded request"). The direct runs then ask nginx for the file, the forwarded ones
 # /api/<file> through the instances, and "emulator" in the CPU line is nginx's (its workers').
+#
+# FLOOR=1 (with UPSTREAM=nginx): also the floor of the stack the BFF is built on, right after the forwarded runs:
+# `stack-floor` from the benchmarks package (swift build --package-path Benchmarks -c release --product stack-floor;
+# FLOOR_BIN, else Benchmarks/.build/release), two processes on the instances' CPU as the instances are, answering a
+# 1.2 KB body from memory with Hummingbird alone ("floor-static"), and relaying nginx's file with Hummingbird and
+# AsyncHTTPClient and nothing of SessionKit's ("floor-relay"); its CPU per request is printed in the instances' place.
 #
 # PIN=1 stands in for separate machines on this one: the upstream and the load generators (the emulator and
 # both wrk processes) run on CPU 0, the two BFF instances on CPU 1, so that the BFF's own work does not take
@@ -132,6 +138,9 @@ for port in "$a_port" "$b_port"; do
     pids+=($!)
     wait_for "http://127.0.0.1:$port/auth/me"
 done
+# The processes whose CPU per request each run reports as the servers' under test: the two instances.
+measured=("${pids[1]}" "${pids[2]}")
+measured_name="BFF instances"
 # The processes whose CPU is the upstream's: the emulator, or nginx's master and worker.
 upstream_pids=${pids[0]}
 if [ -n "${nginx_pid:-}" ]; then
@@ -184,7 +193,7 @@ run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the 
     local label=$1 first=$2 second=$3 script=${4:-}
     local emulator_before bff_before
     emulator_before=$(cpu_ticks $upstream_pids)
-    bff_before=$(cpu_ticks "${pids[1]}" "${pids[2]}")
+    bff_before=$(cpu_ticks "${measured[@]}")
     # The load generators' CPU: this shell's waited-for children (the two wrk processes, and the few short helpers).
     local wrk_before
     wrk_before=$(awk '{print $16 + $17}' /proc/$$/stat)
@@ -196,13 +205,13 @@ run_pair() { # LABEL URL1 URL2 [SCRIPT]: also the CPU time the emulator and the 
     local wrk_after
     wrk_after=$(awk '{print $16 + $17}' /proc/$$/stat)
     summary "$label" "$work/$label-1" "$work/$label-2"
-    python3 - "$(cpu_ticks $upstream_pids)" "$emulator_before" "$(cpu_ticks "${pids[1]}" "${pids[2]}")" "$bff_before" \
-        "$(getconf CLK_TCK)" "$wrk_after" "$wrk_before" "$work/$label-1" "$work/$label-2" <<'PY'
+    python3 - "$(cpu_ticks $upstream_pids)" "$emulator_before" "$(cpu_ticks "${measured[@]}")" "$bff_before" \
+        "$(getconf CLK_TCK)" "$wrk_after" "$wrk_before" "$measured_name" "$work/$label-1" "$work/$label-2" <<'PY'
 import re, sys
 emulator, emulator0, bff, bff0, tick, wrk, wrk0 = (int(x) for x in sys.argv[1:8])
-requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[8:])
+requests = sum(int(re.search(r"(\d+) requests in", open(f).read()).group(1)) for f in sys.argv[9:])
 per = lambda ticks: f"{ticks / tick / requests * 1e6:.0f} us"
-print(f"  CPU per request: emulator {per(emulator - emulator0)}, BFF instances {per(bff - bff0)}, "
+print(f"  CPU per request: emulator {per(emulator - emulator0)}, {sys.argv[8]} {per(bff - bff0)}, "
       f"wrk {per(wrk - wrk0)} ({requests} requests)")
 PY
 }
@@ -228,6 +237,25 @@ run_pair direct "$upstream/$path" "$upstream/$path"
 run_pair direct-bearer "$upstream/$path" "$upstream/$path" "$work/bearer.lua"
 run_pair direct-tokens "$upstream/$path" "$upstream/$path" "$work/tokens.lua"
 run_pair bff "$a/api/$path" "$b/api/$path" "$work/users.lua"
+if [ "${FLOOR:-0}" = 1 ]; then
+    # Two processes, one for each wrk, as the two instances are.
+    floor_ports=("$(free_port)" "$(free_port)")
+    measured=()
+    for port in "${floor_ports[@]}"; do
+        "${bff_cpus[@]}" "${FLOOR_BIN:-Benchmarks/.build/release}/stack-floor" "$port" "$upstream" \
+            > "$work/floor-$port.log" 2>&1 &
+        pids+=($!)
+        measured+=($!)
+        wait_for "http://127.0.0.1:$port/static"
+    done
+    measured_name="stack-floor"
+    f1="http://127.0.0.1:${floor_ports[0]}"
+    f2="http://127.0.0.1:${floor_ports[1]}"
+    run_pair floor-static "$f1/static" "$f2/static"
+    run_pair floor-relay "$f1/relay/$path" "$f2/relay/$path"
+    measured=("${pids[1]}" "${pids[2]}")
+    measured_name="BFF instances"
+fi
 run_pair direct-tokens-again "$upstream/$path" "$upstream/$path" "$work/tokens.lua"
 run_pair direct-bearer-again "$upstream/$path" "$upstream/$path" "$work/bearer.lua"
 run_pair direct-again "$upstream/$path" "$upstream/$path"
