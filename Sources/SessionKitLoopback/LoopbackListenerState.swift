@@ -24,24 +24,29 @@ final class LoopbackListenerState: Sendable {
         case ended(SessionKitError)
     }
 
+    /// Makes the start link's destination when the browser follows it.
+    typealias Destination = @Sendable () async throws(SessionKitError) -> URL
+
     /// What the start link answers.
     enum Start {
-        /// A wrong token, or no request yet.
+        /// A wrong token, or nothing named yet.
         case unknown
         /// The link was followed once already.
         case used
-        /// A 303 to this authorization URL.
+        /// A 303 to this URL.
         case redirect(URL)
-        /// A 303 to the URL of `request` once `provider` has pushed it (RFC 9126).
-        case push(AuthorizationRequest, ProviderClient)
+        /// A 303 to the URL this makes, made now.
+        case make(Destination)
     }
 
     private struct Fields {
         var state: String?
-        var request: AuthorizationRequest?
-        var pusher: ProviderClient?
+        var destination: Start?
         var redirectURI: URL?
         var startUsed = false
+        /// Whether the start link's redirect has been sent, or why it could not be made.
+        var startAnswered = false
+        var startFailure: SessionKitError?
         var accepted = false
         var delivery = Delivery.pending(nil)
     }
@@ -50,28 +55,45 @@ final class LoopbackListenerState: Sendable {
     let startToken = PKCE.randomToken(bytes: 16)
     private let fields = Mutex(Fields())
 
-    /// Sets the request the listener serves: its `state` for callbacks, its URL for the start link (pushed by
-    /// `pusher` first when one is given).
-    func expect(_ request: AuthorizationRequest, pushingWith pusher: ProviderClient? = nil) {
+    /// Sets the request the listener serves: its `state` for callbacks, and its URL for the start link, or what
+    /// makes that URL when the browser comes.
+    func expect(_ request: AuthorizationRequest, destination: Destination? = nil) {
         fields.withLock {
             $0.state = request.state
-            $0.request = request
-            $0.pusher = pusher
+            $0.destination = destination.map(Start.make) ?? .redirect(request.url)
             $0.redirectURI = request.redirectURI
         }
     }
 
-    /// Whether the start link has been followed (its one visit spent).
-    var startUsed: Bool { fields.withLock { $0.startUsed } }
+    /// Sets only where the start link leads, made when the browser comes; no callback is expected.
+    func lead(to destination: @escaping Destination) {
+        fields.withLock { $0.destination = .make(destination) }
+    }
+
+    /// Whether the start link's redirect has been sent, and the error that kept its destination from being made.
+    var startOutcome: (answered: Bool, failure: SessionKitError?) {
+        fields.withLock { ($0.startAnswered, $0.startFailure) }
+    }
+
+    /// Records that the start link's redirect was sent, or why its destination could not be made; a failure also
+    /// ends the wait for a redirect.
+    func startAnswered(failure: SessionKitError?) {
+        fields.withLock {
+            $0.startAnswered = failure == nil
+            $0.startFailure = failure
+        }
+        if let failure { end(with: failure) }
+    }
 
     /// The answer to a start-link request carrying `token`: where it leads the first time.
     func start(token: String) -> Start {
         guard ConstantTime.equals(token, startToken) else { return .unknown }
         return fields.withLock { fields -> Start in
-            guard let request = fields.request else { return .unknown }
+            guard let destination = fields.destination else { return .unknown }
             if fields.startUsed { return .used }
             fields.startUsed = true
-            return fields.pusher.map { .push(request, $0) } ?? .redirect(request.url)
+            if case .redirect = destination { fields.startAnswered = true }
+            return destination
         }
     }
 

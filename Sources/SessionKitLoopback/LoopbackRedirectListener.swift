@@ -130,7 +130,16 @@ public final class LoopbackRedirectListener: Sendable {
                 message: "the authorization request was pushed already; build it with `deferringPush: true` so that "
                     + "the push is made when the browser arrives")
         }
-        state.expect(request, pushingWith: provider)
+        state.expect(request) { () async throws(SessionKitError) -> URL in try await provider.pushed(request).url }
+        return startURL
+    }
+
+    /// Makes ``startURL`` lead, once, to the URL that `destination` makes when the browser follows the link: for a
+    /// URL that carries a single-use, short-lived credential (such as a session transfer token), made only when
+    /// the browser has come, so that it is neither spent for nothing nor expired. No callback is expected. Watch
+    /// ``hasStarted`` and ``startFailure`` for the outcome; stop the listener after either.
+    public func startURL(leadingTo destination: @escaping @Sendable () async throws(SessionKitError) -> URL) -> URL {
+        state.lead(to: destination)
         return startURL
     }
 
@@ -143,9 +152,14 @@ public final class LoopbackRedirectListener: Sendable {
         }
     }
 
-    /// Whether a browser has followed ``startURL`` (it answers once): for a caller that hands the browser a URL
-    /// carrying a single-use credential and only needs to know it was taken.
-    public var hasStarted: Bool { state.startUsed }
+    /// Whether a browser has followed ``startURL`` (it answers once) and been sent on: for a caller that hands the
+    /// browser a URL carrying a single-use credential and only needs to know it was taken. For a destination made
+    /// when the browser comes, once that redirect has been sent.
+    public var hasStarted: Bool { state.startOutcome.answered }
+
+    /// Why the destination of ``startURL(leadingTo:)`` (or the push of ``startURL(for:pushingWith:)``) could not be
+    /// made when the browser came, if it could not; the browser was told that the sign-in failed.
+    public var startFailure: SessionKitError? { state.startOutcome.failure }
 
     /// Waits for the redirect whose `state` matches the request named by ``startURL(for:)``. Other callbacks
     /// are answered 400 and ignored. Answer the returned redirect's browser with

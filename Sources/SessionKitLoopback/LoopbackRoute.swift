@@ -33,7 +33,7 @@ struct LoopbackRoute: Sendable {
             case .unknown: return .page(.notFound)
             case .used: return .page(.startUsed)
             case .redirect(let url): return .page(.redirect(to: url.absoluteString))
-            case .push(let request, let provider): return push(request, with: provider, eventLoop: eventLoop)
+            case .make(let destination): return redirect(to: destination, eventLoop: eventLoop)
             }
         }
         guard path == callbackPath else { return .page(.notFound) }
@@ -66,23 +66,25 @@ struct LoopbackRoute: Sendable {
         }
     }
 
-    /// The start link of a sign-in whose push waited for the browser: pushes now and redirects to the fresh
-    /// `request_uri`; when the push fails, the browser is told so and the wait ends with the error.
-    private func push(_ request: AuthorizationRequest, with provider: ProviderClient, eventLoop: any EventLoop)
+    /// A start link whose destination is made when the browser comes (a push, a single-use token): makes it and
+    /// redirects there; when that fails, the browser is told so and the wait ends with the error. Either way the
+    /// outcome is recorded once the page has been sent.
+    private func redirect(to destination: @escaping LoopbackListenerState.Destination, eventLoop: any EventLoop)
         -> Answer
     {
         let page = eventLoop.makePromise(of: LoopbackPage.self)
         let written = eventLoop.makePromise(of: Void.self)
         let state = state
         Task {
+            var failure: SessionKitError?
             do throws(SessionKitError) {
-                let pushed = try await provider.pushed(request)
-                page.succeed(.redirect(to: pushed.url.absoluteString))
+                page.succeed(.redirect(to: try await destination().absoluteString))
             } catch {
+                failure = error
                 page.succeed(.failure(error))
-                try? await written.futureResult.get()
-                state.end(with: error)
             }
+            try? await written.futureResult.get()
+            state.startAnswered(failure: failure)
         }
         return .hold(page: page, written: written)
     }
