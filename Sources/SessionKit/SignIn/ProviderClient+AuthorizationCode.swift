@@ -39,7 +39,7 @@ extension ProviderClient {
         let metadata = try await metadata()
         let endpoint = try metadata.endpoint(.authorization)
         // Asked first, so that a push that cannot be made fails before anything else is done.
-        let pushDue = try pushedAuthorizationEndpoint(in: metadata) != nil
+        let pushEndpoint = try pushedAuthorizationEndpoint(in: metadata)
         let verifier = PKCE.randomToken()
         let state = PKCE.randomToken(bytes: 16)
         let nonce = PKCE.randomToken(bytes: 16)
@@ -66,10 +66,15 @@ extension ProviderClient {
             items.append(URLQueryItem(name: "max_age", value: String(Int(maxAge))))
         }
         items += additionalParameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
-        let request = AuthorizationRequest(
-            url: try Self.authorizationURL(endpoint, items), redirectURI: redirectURI, state: state, nonce: nonce,
-            codeVerifier: Secret(verifier), scope: requestedScope, maxAge: maxAge)
-        return pushDue && !deferringPush ? try await pushed(request, metadata: metadata) : request
+        let url =
+            if let pushEndpoint, !deferringPush {
+                try await pushedURL(items, to: pushEndpoint, endpoint: endpoint)
+            } else {
+                try Self.authorizationURL(endpoint, items)
+            }
+        return AuthorizationRequest(
+            url: url, redirectURI: redirectURI, state: state, nonce: nonce, codeVerifier: Secret(verifier),
+            scope: requestedScope, maxAge: maxAge)
     }
 
     /// `request` as the browser should open it now: when a push is due (as for
@@ -81,12 +86,7 @@ extension ProviderClient {
     /// - Throws: what a pushed ``authorizationRequest(redirectURI:scope:audience:prompt:maxAge:additionalParameters:deferringPush:)``
     ///   throws; ``SessionKitError/Code/invalidInput`` for a request that was pushed already.
     public func pushed(_ request: AuthorizationRequest) async throws(SessionKitError) -> AuthorizationRequest {
-        try await pushed(request, metadata: try await metadata())
-    }
-
-    private func pushed(_ request: AuthorizationRequest, metadata: ProviderMetadata) async throws(SessionKitError)
-        -> AuthorizationRequest
-    {
+        let metadata = try await metadata()
         guard let pushEndpoint = try pushedAuthorizationEndpoint(in: metadata) else { return request }
         let endpoint = try metadata.endpoint(.authorization)
         guard request.requestURI == nil,
@@ -99,7 +99,17 @@ extension ProviderClient {
         }
         // The request's own parameters follow those that the endpoint's URL carries itself.
         let existing = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)?.queryItems?.count ?? 0
-        let items = all.dropFirst(existing)
+        let url = try await pushedURL(Array(all.dropFirst(existing)), to: pushEndpoint, endpoint: endpoint)
+        return AuthorizationRequest(
+            url: url, redirectURI: request.redirectURI, state: request.state, nonce: request.nonce,
+            codeVerifier: request.codeVerifier, scope: request.scope, maxAge: request.maxAge)
+    }
+
+    /// Pushes `items` to `pushEndpoint` and returns the browser's URL at `endpoint`: `client_id` and the
+    /// `request_uri` answered, and the OpenID parameters when the configuration repeats them.
+    private func pushedURL(_ items: [URLQueryItem], to pushEndpoint: URL, endpoint: URL) async throws(SessionKitError)
+        -> URL
+    {
         let requestURI = try await pushAuthorizationRequest(
             items.filter { $0.name != "client_id" }.map { ($0.name, $0.value ?? "") }, to: pushEndpoint)
         let repeated = configuration.pushedAuthorization.repeatsOpenIDParameters ? Self.openIDParameters : []
@@ -108,9 +118,7 @@ extension ProviderClient {
                 URLQueryItem(name: "client_id", value: configuration.clientID),
                 URLQueryItem(name: "request_uri", value: requestURI),
             ] + items.filter { repeated.contains($0.name) }
-        return AuthorizationRequest(
-            url: try Self.authorizationURL(endpoint, carried), redirectURI: request.redirectURI, state: request.state,
-            nonce: request.nonce, codeVerifier: request.codeVerifier, scope: request.scope, maxAge: request.maxAge)
+        return try Self.authorizationURL(endpoint, carried)
     }
 
     /// The authorization endpoint with `items` after its own query.
