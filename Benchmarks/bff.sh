@@ -7,7 +7,8 @@
 #   Benchmarks/bff.sh                    # USERS, DURATION (s), CONNECTIONS (per wrk, one wrk per target),
 #                                        LIFETIME (s, access tokens; 120, or 8 x DURATION + 40 when longer),
 #                                        BIN (.build/release), STORM=0 (no storm), PIN=1 (the tiers on their
-#                                        own cores, see below), UPSTREAM=nginx (see below), FLOOR=1 (see below)
+#                                        own cores, see below), UPSTREAM=nginx (see below), FLOOR=1 (see below),
+#                                        BFF_ARGS (more sessionkit-bff options, such as --no-event-loop-forwarding)
 #
 # 1. wrk against the upstream directly (GET /.well-known/jwks.json, two wrk processes at once), without a token,
 #    with one bearer token, and with the next of USERS tokens on every request (picked in Lua, as the forwarded run
@@ -27,7 +28,9 @@
 # `stack-floor` from the benchmarks package (swift build --package-path Benchmarks -c release --product stack-floor;
 # FLOOR_BIN, else Benchmarks/.build/release), two processes on the instances' CPU as the instances are, answering a
 # 1.2 KB body from memory with Hummingbird alone ("floor-static"), and relaying nginx's file with Hummingbird and
-# AsyncHTTPClient and nothing of SessionKit's ("floor-relay"); its CPU per request is printed in the instances' place.
+# AsyncHTTPClient and nothing of SessionKit's ("floor-relay"), and relaying it on SwiftNIO alone, a channel pipeline
+# with neither library ("floor-nio"); its CPU per request is printed in the instances' place. With PIN=1 each runs
+# one event loop, as the instances size theirs to the one CPU they are allowed.
 #
 # PIN=1 stands in for separate machines on this one: the upstream and the load generators (the emulator and
 # both wrk processes) run on CPU 0, the two BFF instances on CPU 1, so that the BFF's own work does not take
@@ -134,7 +137,7 @@ for port in "$a_port" "$b_port"; do
     "${bff_cpus[@]}" "$bin/sessionkit-bff" --port "$port" --public-url "http://127.0.0.1:$a_port" --issuer "$issuer/" \
         --upstream "$upstream" \
         --client-secret-file "$work/secret" --database-url "$database" --sealing-key-file "$work/key" \
-        --service "bench.bff.$$" --min-token-ttl 5 > "$work/bff-$port.log" 2>&1 &
+        --service "bench.bff.$$" --min-token-ttl 5 ${BFF_ARGS:-} > "$work/bff-$port.log" 2>&1 &
     pids+=($!)
     wait_for "http://127.0.0.1:$port/auth/me"
 done
@@ -240,9 +243,12 @@ run_pair bff "$a/api/$path" "$b/api/$path" "$work/users.lua"
 if [ "${FLOOR:-0}" = 1 ]; then
     # Two processes, one for each wrk, as the two instances are.
     floor_ports=("$(free_port)" "$(free_port)")
+    nio_ports=("$(free_port)" "$(free_port)")
     measured=()
-    for port in "${floor_ports[@]}"; do
-        "${bff_cpus[@]}" "${FLOOR_BIN:-Benchmarks/.build/release}/stack-floor" "$port" "$upstream" \
+    for i in 0 1; do
+        port=${floor_ports[$i]}
+        env ${bff_cpus[0]:+NIO_SINGLETON_GROUP_LOOP_COUNT=1} "${bff_cpus[@]}" \
+            "${FLOOR_BIN:-Benchmarks/.build/release}/stack-floor" "$port" "$upstream" "${nio_ports[$i]}" \
             > "$work/floor-$port.log" 2>&1 &
         pids+=($!)
         measured+=($!)
@@ -253,6 +259,7 @@ if [ "${FLOOR:-0}" = 1 ]; then
     f2="http://127.0.0.1:${floor_ports[1]}"
     run_pair floor-static "$f1/static" "$f2/static"
     run_pair floor-relay "$f1/relay/$path" "$f2/relay/$path"
+    run_pair floor-nio "http://127.0.0.1:${nio_ports[0]}/nio/$path" "http://127.0.0.1:${nio_ports[1]}/nio/$path"
     measured=("${pids[1]}" "${pids[2]}")
     measured_name="BFF instances"
 fi
