@@ -78,6 +78,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        // NIOHTTPTypes for SessionKitBFF's event-loop forwarding: the request and answer parts of Hummingbird's
+        // pipeline (already in the graph through Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         // HTTP field types for SessionKitBFF (already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Services and graceful shutdown for the server targets (already in the graph through Hummingbird and
@@ -221,6 +224,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(

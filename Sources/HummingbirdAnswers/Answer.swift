@@ -16,6 +16,14 @@ package enum Answer {
     package static func json(
         _ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
     ) -> Response {
+        let (head, body) = jsonParts(value, status: status, headers: headers)
+        return Response(status: head.status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// ``json(_:status:headers:)``'s head and body, for a server that writes them to a channel itself.
+    package static func jsonParts(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) -> (HTTPResponse, ByteBuffer) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var status = status
@@ -28,7 +36,7 @@ package enum Answer {
             status = .internalServerError
             body = Data(#"{"error":"server_error","error_description":"the answer could not be encoded"}"#.utf8)
         }
-        return make(status, contentType: "application/json; charset=utf-8", body: ByteBuffer(bytes: body), headers)
+        return (head(status, contentType: "application/json; charset=utf-8", headers), ByteBuffer(bytes: body))
     }
 
     /// A JSON object given as a literal.
@@ -56,11 +64,17 @@ package enum Answer {
     private static func make(
         _ status: HTTPResponse.Status, contentType: String, body: ByteBuffer, _ headers: HTTPFields
     ) -> Response {
+        let head = head(status, contentType: contentType, headers)
+        return Response(status: status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
+    }
+
+    private static func head(_ status: HTTPResponse.Status, contentType: String, _ headers: HTTPFields) -> HTTPResponse
+    {
         var fields = headers
         fields[.contentType] = contentType
         fields[.cacheControl] = "no-store"
         fields[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body))
+        return HTTPResponse(status: status, headerFields: fields)
     }
 }
 

@@ -112,6 +112,25 @@ public final class SessionDirectory: Sendable {
         }
     }
 
+    /// The session's credentials when they are in memory and valid for at least `minTTL` seconds, else `nil`:
+    /// never a store call, a wait or a renewal, so it may be called where nothing may suspend (a channel handler on
+    /// an event loop). A `nil` says only that ``credentials(for:minTTL:)`` has work to do, not that the session ended.
+    public func localCredentials(
+        for id: SessionID, audience: String? = nil, scope: String? = nil, minTTL: TimeInterval = 0
+    )
+        -> Credentials?
+    {
+        guard let manager = cache.withLock({ $0.use(id) }) else { return nil }
+        let valid: Credentials?
+        if let audience {
+            valid = try? manager.localCredentials(audience: audience, scope: scope, minTTL: minTTL)
+        } else {
+            valid = try? manager.localCredentials(minTTL: minTTL, scope: scope)
+        }
+        if valid != nil { metrics.cacheHits.increment() }
+        return valid
+    }
+
     /// Runs a call that reads the store, waits or renews (the slow path of `credentials`) in a span.
     private static func slowPath(_ body: () async throws(SessionKitError) -> Credentials)
         async throws(SessionKitError) -> Credentials

@@ -52,6 +52,13 @@ struct ExampleOptions: ParsableArguments {
             "Push each sign-in's parameters to the provider first (a pushed authorization request, RFC 9126) even "
                 + "where it does not require it; a provider that requires it gets one without this flag."))
     var par = false
+    @Flag(
+        name: .customLong("no-event-loop-forwarding"),
+        help: ArgumentHelp(
+            "Forward every /api request through the router, Swift's tasks and AsyncHTTPClient, so that router "
+                + "middleware sees each one; by default bodiless calls with a token in memory are forwarded from "
+                + "the connection's event loop, at about half the CPU."))
+    var routerForwardingOnly = false
 
     /// What the flags resolve to.
     struct Settings {
@@ -79,6 +86,7 @@ struct ExampleOptions: ParsableArguments {
         }
         var bff = try BackendForFrontend.Configuration(
             publicURL: publicURL, upstream: upstreamURL, minimumTokenLifetime: minTokenTTL)
+        bff.forwardsOnEventLoop = !routerForwardingOnly
         bff.profile = profileKeys.map { keys in
             .init(editableMetadataKeys: Set(keys.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }))
         }

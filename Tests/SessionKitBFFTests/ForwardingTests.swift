@@ -20,7 +20,7 @@ struct ForwardingTests {
     /// An emulator, an echo upstream, one instance forwarding to it (its metrics to `metrics`, its configuration
     /// changed by `configure`), and a browser signed in through it.
     static func withSignedIn(
-        metrics: (any MetricsFactory)? = nil,
+        metrics: (any MetricsFactory)? = nil, routed: RoutedRequests? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in },
         _ body: (AuthEmulator, EchoUpstream, InProcessInstance, CookieBrowser) async throws -> Void
     ) async throws {
@@ -28,7 +28,7 @@ struct ForwardingTests {
             let upstream = try await EchoUpstream.start()
             let instance = try await InProcessInstance.start(
                 emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url,
-                metrics: metrics, configure: configure)
+                metrics: metrics, routed: routed, configure: configure)
             let browser = CookieBrowser()
             do {
                 #expect(try await browser.signIn(through: instance.url).status == 303)
@@ -42,9 +42,12 @@ struct ForwardingTests {
         }
     }
 
-    @Test("the upstream gets Bearer <the session's token>, the path and query, and never the cookie or hop headers")
-    func headersUpstream() async throws {
-        try await Self.withSignedIn { _, _, instance, browser in
+    @Test(
+        "the upstream gets Bearer <the session's token>, the path and query, and never the cookie or hop headers",
+        arguments: [true, false])
+    func headersUpstream(onEventLoop: Bool) async throws {
+        let path: (inout BackendForFrontend.Configuration) -> Void = { $0.forwardsOnEventLoop = onEventLoop }
+        try await Self.withSignedIn(configure: path) { _, _, instance, browser in
             let id = try #require(SealedCookies.id(fromCookie: browser.cookies["sessionkit"]))
             let token = try await instance.bff.sessions.credentials(for: id).accessToken.unsafeRawValue
             let page = try await browser.get(
@@ -79,9 +82,12 @@ struct ForwardingTests {
         }
     }
 
-    @Test("a 4 MiB body streams to the upstream, and a 6 MiB answer of unknown length streams back")
-    func streamingBodies() async throws {
-        try await Self.withSignedIn { _, upstream, instance, browser in
+    @Test(
+        "a 4 MiB body streams to the upstream, and a 6 MiB answer of unknown length streams back",
+        arguments: [true, false])
+    func streamingBodies(onEventLoop: Bool) async throws {
+        let path: (inout BackendForFrontend.Configuration) -> Void = { $0.forwardsOnEventLoop = onEventLoop }
+        try await Self.withSignedIn(configure: path) { _, upstream, instance, browser in
             var generator = SystemRandomNumberGenerator()
             let body = Data((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
             let digest = Hex.string(SHA256.hash(data: body))

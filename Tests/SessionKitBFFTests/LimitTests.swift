@@ -15,8 +15,10 @@ import Testing
 /// in SessionKitBFFRouterTests.
 @Suite("Limits", .enabled(if: BFFPostgres.shouldRun, BFFPostgres.skipNote))
 struct LimitTests {
-    @Test("an upstream that trickles, goes silent after its first byte, or never answers is cut off in time")
-    func stalledUpstream() async throws {
+    @Test(
+        "an upstream that trickles, goes silent after its first byte, or never answers is cut off in time",
+        arguments: [true, false])
+    func stalledUpstream(onEventLoop: Bool) async throws {
         try await LiveEmulator.with { emulator in
             let upstream = try await StallingUpstream.start()
             let instance = try await InProcessInstance.start(
@@ -25,6 +27,7 @@ struct LimitTests {
                 $0.upstreamTimeout = .seconds(3)
                 $0.upstreamReadTimeout = .seconds(1)
                 $0.maxResponseBodySize = 1 << 20
+                $0.forwardsOnEventLoop = onEventLoop
             }
             let browser = CookieBrowser()
             do {

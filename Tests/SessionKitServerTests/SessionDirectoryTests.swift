@@ -51,6 +51,31 @@ struct SessionDirectoryTests {
         }
     }
 
+    @Test("localCredentials answers from memory only: nil for an unknown, uncached, expiring or evicted session")
+    func localCredentialsFromMemoryOnly() async throws {
+        try await LiveEmulator.with { emulator in
+            let folder = try TemporaryFolder(prefix: "sessionkit-directory").url
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let time = TestClock()
+            let first = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
+            let second = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
+            let signedIn = try await Self.signIn(emulator)
+            let id = try await first.create(signedIn)
+            #expect(first.localCredentials(for: id) == signedIn)
+            #expect(first.localCredentials(for: SessionID()) == nil, "an unknown id")
+            #expect(second.localCredentials(for: id) == nil, "stored, but not in this instance's memory")
+            #expect(second.cachedCount == 0, "and asking did not admit it")
+            let lifetime = (signedIn.expiresAt ?? Date()).timeIntervalSinceNow
+            time.advance(by: lifetime - 30)
+            #expect(first.localCredentials(for: id, minTTL: 60) == nil, "expires within minTTL")
+            #expect(first.localCredentials(for: id) == signedIn, "still valid")
+            time.advance(by: 31)
+            #expect(first.localCredentials(for: id) == nil, "expired")
+            #expect(first.evict { $0.hasSuffix(id.account) } == 1)
+            #expect(first.localCredentials(for: id) == nil, "evicted")
+        }
+    }
+
     @Test("a logout on one instance: the other stops serving the session once it hears of the change")
     func logoutSeenElsewhere() async throws {
         try await LiveEmulator.with { emulator in

@@ -69,6 +69,15 @@ extension BackendForFrontend {
         /// The audience the provider's Security Event Tokens name for this back end (the `aud` of the Shared
         /// Signals stream that pushes to `POST /auth/ssf/events`); `nil` (the default): the client id.
         public var securityEventAudience: String?
+        /// Whether the forwarded requests that need no waiting are answered from the browser's connection's event
+        /// loop (on by default): a bodiless request with the anti-forgery header and a live session whose bearer
+        /// token for the API is valid in memory, to a plain `http://` upstream, goes out on a pooled keep-alive
+        /// connection on the same thread, without the router, Swift's tasks or AsyncHTTPClient, at about half the
+        /// CPU per request (BENCHMARKS.md). Everything else (bodies, `HEAD`, renewals, DPoP, `https` upstreams,
+        /// every refusal) takes the router's forwarding route. The router's middleware does not see the requests
+        /// taken here; the back end counts and traces them as its route does. Needs ``BackendForFrontend/httpServer``
+        /// and Hummingbird's default event loop group (`MultiThreadedEventLoopGroup.singleton`).
+        public var forwardsOnEventLoop = true
 
         /// Creates a configuration.
         ///

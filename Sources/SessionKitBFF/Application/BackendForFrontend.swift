@@ -68,6 +68,9 @@ public final class BackendForFrontend: Sendable {
     let forwardingMounts: [String]
     /// The Management API client of the profile routes, with the back end's own token; `nil` without them.
     let management: UserManagementClient?
+    /// The forwarding path on the event loop (``Configuration/forwardsOnEventLoop``); `nil` when it is off or no
+    /// upstream is plain HTTP.
+    let eventLoopForwarding: EventLoopForwarding?
 
     /// Creates a back end for front ends over `sessions`, whose provider must be configured as a confidential
     /// client (a client secret) with the callback URL ``Configuration/callbackURL`` registered (and
@@ -133,6 +136,10 @@ public final class BackendForFrontend: Sendable {
             return UserManagementClient(tokens: tokens, provider: provider, baseURL: profile.managementBaseURL)
         }
         self.headersNotForwarded = HopByHopHeaders.removedUpstream.union([configuration.antiForgeryHeader.lowercased()])
+        self.eventLoopForwarding = EventLoopForwarding(
+            configuration: configuration, cookies: cookies, forgeryCheck: forgeryCheck, sessions: sessions,
+            metrics: self.metrics, headersNotForwarded: headersNotForwarded,
+            targets: [sessionAPI].compactMap { $0 } + remoteAPIs)
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow
         client.decompression = .disabled
@@ -152,9 +159,15 @@ public final class BackendForFrontend: Sendable {
 
     /// The HTTP/1.1 server for Hummingbird's `Application(router:server:)`, with the idle timeout of
     /// ``Configuration/connectionIdleTimeout``: a client that opens connections and sends nothing, or trickles
-    /// a request's head, holds them no longer than that.
+    /// a request's head, holds them no longer than that. With ``Configuration/forwardsOnEventLoop``, each
+    /// connection also forwards what it can from its event loop.
     public var httpServer: HTTPServerBuilder {
-        .http1(configuration: .init(idleTimeout: .init(configuration.connectionIdleTimeout)))
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .init(configuration.connectionIdleTimeout))
+        guard let forwarding = eventLoopForwarding else { return .http1(configuration: http1) }
+        return HTTPServerBuilder { responder in
+            ForwardingHTTP1Channel(
+                base: HTTP1Channel(responder: responder, configuration: http1), forwarding: forwarding)
+        }
     }
 
     /// What this back end runs beside its HTTP server, as swift-service-lifecycle services for Hummingbird's
@@ -170,7 +183,7 @@ public final class BackendForFrontend: Sendable {
     ///
     /// Put the store itself first in the application's list when it is a service too (PostgreSQL's is).
     public func services(sweepInterval: Duration = .seconds(600)) -> [any Service] {
-        var services: [any Service] = [UpstreamClientService(client: httpClient)]
+        var services: [any Service] = [UpstreamClientService(client: httpClient, pools: eventLoopForwarding?.pools)]
         if let feed = sessions.store as? any SecureStoreChangeFeed {
             services.append(ChangeFollower(directory: sessions, feed: feed))
         }
@@ -187,6 +200,7 @@ public final class BackendForFrontend: Sendable {
     /// Closes the upstream HTTP client's connections. Call it once the server has stopped, unless ``services(sweepInterval:)``
     /// ran: they close it themselves.
     public func shutdown() async throws(BackendForFrontendError) {
+        await eventLoopForwarding?.pools.shutdown()
         do {
             try await httpClient.shutdown()
         } catch {

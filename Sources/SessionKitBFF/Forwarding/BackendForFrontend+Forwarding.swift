@@ -97,12 +97,11 @@ extension BackendForFrontend {
             )
         } catch {
             logger?.warning("upstream unreachable", metadata: ["error": "\(type(of: error))"])
-            return Answers.error(.badGateway, "upstream_unavailable", "The API cannot be reached; try again later.")
+            return Answers.error(UpstreamFailure.unavailable)
         }
         let announced = answer.headers.first(name: "content-length").flatMap(Int.init)
         if let announced, announced > configuration.maxResponseBodySize {
-            return Answers.error(
-                .badGateway, "upstream_response_too_large", "The API's answer is larger than this server passes on.")
+            return Answers.error(UpstreamFailure.tooLarge)
         }
         var headers = HopByHopHeaders.downstream(answer.headers)
         if let refresh { headers.append(HTTPField(name: .setCookie, value: refresh)) }
@@ -118,7 +117,7 @@ extension BackendForFrontend {
                 return Self.upstreamTimedOut
             } catch {
                 logger?.warning("upstream answer cut short", metadata: ["error": "\(type(of: error))"])
-                return Answers.error(.badGateway, "upstream_unavailable", "The API's answer was cut short; try again.")
+                return Answers.error(UpstreamFailure.cutShort)
             }
         }
         let logger = logger
@@ -148,7 +147,7 @@ extension BackendForFrontend {
 
     /// The answer when the upstream ran out of time, for its head or its whole answer.
     static var upstreamTimedOut: Response {
-        Answers.error(.gatewayTimeout, "upstream_timeout", "The API did not answer in time; try again.")
+        Answers.error(UpstreamFailure.timedOut)
     }
 
     /// The largest upstream answer, by its announced `Content-Length`, that is read whole before it is passed on

@@ -25,6 +25,19 @@ enum Answers {
         return response
     }
 
+    /// The answer when the upstream gave none (the session is kept).
+    static func error(_ failure: UpstreamFailure) -> Response {
+        error(failure.status, failure.code, failure.message)
+    }
+
+    /// ``error(_:)``'s head and body, for the event-loop forwarding path, which writes them to the channel itself.
+    static func errorParts(_ failure: UpstreamFailure) -> (HTTPResponse, ByteBuffer) {
+        var (head, body) = Answer.jsonParts(
+            ErrorAnswer(error: failure.code, message: failure.message), status: failure.status)
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        return (head, body)
+    }
+
     /// A redirect (`303 See Other`: the browser follows it with GET).
     static func redirect(to location: String, setCookies: [String] = []) -> Response {
         Answer.redirect(to: location, status: .seeOther, headers: cookies(setCookies))

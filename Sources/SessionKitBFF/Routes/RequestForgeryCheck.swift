@@ -41,20 +41,26 @@ struct RequestForgeryCheck: Sendable {
     /// For `/api/...`: `nil` when the request carries the anti-forgery header and nothing says it came from
     /// another site, else the 403 answer.
     func apiRefusal(for request: Request) -> Response? {
-        if let refusal = crossSite(request) { return refusal }
-        return request.headers[headerName] == "1"
+        apiRefusalReason(request.headers).map(refused)
+    }
+
+    /// Why a request to `/api/...` with these headers is refused, or `nil` when it may go on.
+    func apiRefusalReason(_ headers: HTTPFields) -> String? {
+        if let reason = crossSiteReason(headers) { return reason }
+        return headers[headerName] == "1"
             ? nil
-            : refused(
-                "it lacks the header \(headerName.rawName): 1, which every API call must carry (a link, a form or "
-                    + "another site's page cannot send it)")
+            : "it lacks the header \(headerName.rawName): 1, which every API call must carry (a link, a form or "
+                + "another site's page cannot send it)"
     }
 
     private func crossSite(_ request: Request) -> Response? {
-        if request.headers[.secFetchSite]?.lowercased() == "cross-site" {
-            return refused("it was sent by another site's page")
-        }
-        if let sent = request.headers[.origin], sent.lowercased() != origin {
-            return refused("its Origin is not this app's (\(origin))")
+        crossSiteReason(request.headers).map(refused)
+    }
+
+    private func crossSiteReason(_ headers: HTTPFields) -> String? {
+        if headers[.secFetchSite]?.lowercased() == "cross-site" { return "it was sent by another site's page" }
+        if let sent = headers[.origin], sent.lowercased() != origin {
+            return "its Origin is not this app's (\(origin))"
         }
         return nil
     }

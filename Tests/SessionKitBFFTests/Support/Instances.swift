@@ -44,6 +44,7 @@ final class InProcessInstance: BFFInstance {
         dpop: DPoPKey? = nil,
         pushedAuthorization: PushedAuthorization = .whenRequired,
         logger backendLogger: Logger? = nil,
+        routed: RoutedRequests? = nil,
         configure: (inout BackendForFrontend.Configuration) -> Void = { _ in }
     ) async throws -> InProcessInstance {
         let port = try await LoopbackPort.unused()
@@ -60,6 +61,7 @@ final class InProcessInstance: BFFInstance {
             configuration: configuration, sessions: sessions, cookieSecret: SealedCookies.inProcessSecret,
             logger: backendLogger, metrics: metrics)
         let router = Router(context: BasicBFFRequestContext.self)
+        if let routed { router.add(middleware: routed) }
         router.add(middleware: bff.sessionMiddleware())
         bff.addRoutes(to: router)
         router.get("hello") { _, context -> String in
