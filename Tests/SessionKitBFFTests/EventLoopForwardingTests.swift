@@ -1,9 +1,11 @@
 import AuthEmulator
 import Foundation
+import NIOCore
 import NIOHTTP1
-import SessionKitBFF
 import SessionKitTesting
 import Testing
+
+@testable import SessionKitBFF
 
 /// The forwarding path on the event loop (`Configuration.forwardsOnEventLoop`): which requests it takes, that
 /// answers keep the order of their requests whichever path answers them, and how it treats an upstream that drops
@@ -51,6 +53,47 @@ struct EventLoopForwardingTests {
             #expect(SealedCookies.id(fromCookie: resealed) == id, "for the same session")
             #expect(routed.seen.contains("/api/orders/1") == !onEventLoop)
         }
+    }
+
+    @Test("past the calls under way per upstream and event loop, calls take the router's path")
+    func busyUpstream() async throws {
+        let upstream = try await StallingUpstream.start()
+        let routed = RoutedRequests()
+        try await LiveEmulator.with { emulator in
+            let instance = try await InProcessInstance.start(
+                emulator: emulator, store: try await BFFPostgres.Deployment().store(), upstream: upstream.url,
+                routed: routed
+            ) {
+                $0.upstreamTimeout = .seconds(2)
+                $0.eventLoopExchangesPerUpstream = 1
+            }
+            let browser = CookieBrowser()
+            do {
+                #expect(try await browser.signIn(through: instance.url).status == 303)
+                // One more call than the server has event loops, each on a connection of its own: two of them
+                // share a loop, and the later of those finds its one place taken.
+                let calls = NIOSingletons.groupLoopCountSuggestion + 1
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<calls {
+                        group.addTask {
+                            try await browser.get(instance.at("/api/late"), headers: [("X-CSRF", "1")]).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses == Array(repeating: 504, count: calls))
+                let viaRouter = routed.seen.filter { $0 == "/api/late" }.count
+                #expect(viaRouter >= 1 && viaRouter < calls, "\(viaRouter) of \(calls) through the router")
+                // Once they have ended, the places are free again.
+                #expect(try await browser.get(instance.at("/api/ready"), headers: [("X-CSRF", "1")]).status == 200)
+                #expect(!routed.seen.contains("/api/ready"))
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await instance.stop()
+        }
+        await upstream.stop()
     }
 
     @Test("pipelined requests are answered in their order, whichever path answers each")

@@ -78,6 +78,9 @@ extension BackendForFrontend {
         /// taken here; the back end counts and traces them as its route does. Needs ``BackendForFrontend/httpServer``
         /// and Hummingbird's default event loop group (`MultiThreadedEventLoopGroup.singleton`).
         public var forwardsOnEventLoop = true
+        /// The most calls forwarded from one event loop to one upstream at once (64, as many connections as the
+        /// router's AsyncHTTPClient keeps per host); past it, calls take the router's path, which queues them.
+        var eventLoopExchangesPerUpstream = 64
 
         /// Creates a configuration.
         ///

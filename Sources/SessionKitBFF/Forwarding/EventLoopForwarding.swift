@@ -37,7 +37,7 @@ struct EventLoopForwarding: Sendable {
         self.metrics = metrics
         self.headersNotForwarded = headersNotForwarded
         self.targets = plain
-        self.pools = UpstreamPools()
+        self.pools = UpstreamPools(maxBusy: configuration.eventLoopExchangesPerUpstream)
     }
 
     /// How to forward `request` from `loop`, or `nil` when the router's forwarding route is to take it.
@@ -57,7 +57,7 @@ struct EventLoopForwarding: Sendable {
                 for: cookie.id, audience: target.api?.audience, scope: target.api?.scope,
                 minTTL: configuration.minimumTokenLifetime),
             !credentials.isDPoPBound,
-            let pool = loop.inEventLoop ? pools.pool(on: loop) : nil
+            let pool = loop.inEventLoop ? pools.pool(on: loop) : nil, pool.hasRoom(for: endpoint)
         else { return nil }
         var headers = HopByHopHeaders.upstream(fields, removing: headersNotForwarded)
         headers.add(name: "Host", value: endpoint.authority)

@@ -70,7 +70,7 @@ final class ForwardingChannelHandler: ChannelDuplexHandler, RemovableChannelHand
         {
             let close = request.headerFields[.connection].map { $0.lowercased().contains("close") } ?? false
             current = Current(plan: plan, closeAfter: close)
-            plan.pool.start(plan.exchange(self))
+            plan.pool.begin(plan.exchange(self))
             return
         }
         if case .head = part { unanswered += 1 }

@@ -2,18 +2,38 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One event loop's idle connections, by upstream; used on that loop only.
+/// One event loop's connections, by upstream: the idle ones, and how many exchanges are under way; used on that
+/// loop only.
 final class LoopPool {
     let loop: any EventLoop
     private var idle: [PlainHTTPEndpoint: [UpstreamConnection]] = [:]
+    private var busy: [PlainHTTPEndpoint: Int] = [:]
     private(set) var isShutDown = false
+    /// The most exchanges under way per upstream on this loop; past it, calls take the router's path, where
+    /// AsyncHTTPClient queues them.
+    let maxBusy: Int
     /// The most idle connections kept per upstream and loop.
     private let maxIdle = 256
 
-    init(loop: any EventLoop) { self.loop = loop }
+    init(loop: any EventLoop, maxBusy: Int) {
+        self.loop = loop
+        self.maxBusy = maxBusy
+    }
+
+    /// Whether another exchange with `endpoint` may start on this loop now.
+    func hasRoom(for endpoint: PlainHTTPEndpoint) -> Bool { busy[endpoint, default: 0] < maxBusy }
+
+    /// Starts the exchange on an idle connection, or a new one; it counts as under way until its sink has heard
+    /// how it ended.
+    func begin(_ exchange: UpstreamExchange) {
+        busy[exchange.endpoint, default: 0] += 1
+        start(exchange, retry: true)
+    }
+
+    private func ended(_ endpoint: PlainHTTPEndpoint) { busy[endpoint, default: 1] -= 1 }
 
     /// Sends the exchange's request on an idle connection, or a new one.
-    func start(_ exchange: UpstreamExchange, retry: Bool = true) {
+    private func start(_ exchange: UpstreamExchange, retry: Bool) {
         while let connection = idle[exchange.endpoint]?.popLast() {
             if connection.isUsable {
                 run(exchange, on: connection, retry: retry)
@@ -52,6 +72,7 @@ final class LoopPool {
             guard case .success(let channel) = result,
                 let connection = try? channel.pipeline.syncOperations.handler(type: UpstreamConnection.self)
             else {
+                self.ended(exchange.endpoint)
                 exchange.sink.upstreamFailed(.unavailable)
                 return
             }
@@ -61,6 +82,10 @@ final class LoopPool {
 
     private func run(_ exchange: UpstreamExchange, on connection: UpstreamConnection, retry: Bool) {
         connection.begin(exchange) { outcome in
+            // A kept-alive connection the upstream closed as the request went out: once more, on a new one, for a
+            // method that may be repeated (RFC 9110, 9.2.2); the upstream may have acted on a POST.
+            let again = outcome == .lostBeforeAnswer && retry && Self.isIdempotent(exchange.head.method)
+            if !again { self.ended(exchange.endpoint) }
             switch outcome {
             case .reusable:
                 guard !self.isShutDown, self.idle[exchange.endpoint, default: []].count < self.maxIdle else {
@@ -71,9 +96,7 @@ final class LoopPool {
                 connection.idle(for: UpstreamPools.idleTimeout)
             case .closed:
                 break
-            case .lostBeforeAnswer where retry && Self.isIdempotent(exchange.head.method):
-                // A kept-alive connection the upstream closed as the request went out: once more, on a new one,
-                // for a method that may be repeated (RFC 9110, 9.2.2); the upstream may have acted on a POST.
+            case .lostBeforeAnswer where again:
                 self.start(exchange, retry: false)
             case .lostBeforeAnswer:
                 exchange.sink.upstreamFailed(.unavailable)

@@ -10,7 +10,11 @@ final class UpstreamPools: Sendable {
     /// How long an idle connection is kept, as AsyncHTTPClient's pool keeps its own.
     static let idleTimeout = TimeAmount.seconds(60)
 
-    init(group: MultiThreadedEventLoopGroup = .singleton) {
+    /// The most exchanges under way per upstream on one event loop (``LoopPool/maxBusy``).
+    let maxBusy: Int
+
+    init(group: MultiThreadedEventLoopGroup = .singleton, maxBusy: Int) {
+        self.maxBusy = maxBusy
         var pools: [ObjectIdentifier: NIOLoopBoundBox<LoopPool?>] = [:]
         for loop in group.makeIterator() {
             pools[ObjectIdentifier(loop)] = .makeEmptyBox(valueType: LoopPool.self, eventLoop: loop)
@@ -22,7 +26,7 @@ final class UpstreamPools: Sendable {
     func pool(on loop: any EventLoop) -> LoopPool? {
         guard let box = pools[ObjectIdentifier(loop)] else { return nil }
         if let pool = box.value { return pool.isShutDown ? nil : pool }
-        let pool = LoopPool(loop: loop)
+        let pool = LoopPool(loop: loop, maxBusy: maxBusy)
         box.value = pool
         return pool
     }
@@ -34,7 +38,7 @@ final class UpstreamPools: Sendable {
             let loop = box.eventLoop
             closed.append(
                 loop.submit {
-                    if box.value == nil { box.value = LoopPool(loop: loop) }
+                    if box.value == nil { box.value = LoopPool(loop: loop, maxBusy: 0) }
                     box.value?.shutdown()
                 })
         }
