@@ -20,6 +20,19 @@ struct SessionDirectoryTests {
         return SessionDirectory(provider: provider, store: store, capacity: capacity, clock: time.clock)
     }
 
+    /// Two instances over one encrypted-file store in a temporary folder (removed after `body`), on one clock.
+    static func withTwoInstances(
+        _ emulator: AuthEmulator,
+        _ body: (SessionDirectory, SessionDirectory, TestClock) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryFolder(prefix: "sessionkit-directory").url
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let time = TestClock()
+        let first = try instance(emulator, try LiveSession.makeStore(folder), time: time)
+        let second = try instance(emulator, try LiveSession.makeStore(folder), time: time)
+        try await body(first, second, time)
+    }
+
     static func signIn(_ emulator: AuthEmulator) async throws -> Credentials {
         try await ProviderClient(configuration: try emulator.providerConfiguration())
             .signIn(username: AuthEmulator.User.aliceEmail, password: Secret(AuthEmulator.User.alicePassword))
@@ -54,47 +67,41 @@ struct SessionDirectoryTests {
     @Test("localCredentials answers from memory only: nil for an unknown, uncached, expiring or evicted session")
     func localCredentialsFromMemoryOnly() async throws {
         try await LiveEmulator.with { emulator in
-            let folder = try TemporaryFolder(prefix: "sessionkit-directory").url
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let time = TestClock()
-            let first = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
-            let second = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
-            let signedIn = try await Self.signIn(emulator)
-            let id = try await first.create(signedIn)
-            #expect(first.localCredentials(for: id) == signedIn)
-            #expect(first.localCredentials(for: SessionID()) == nil, "an unknown id")
-            #expect(second.localCredentials(for: id) == nil, "stored, but not in this instance's memory")
-            #expect(second.cachedCount == 0, "and asking did not admit it")
-            let lifetime = (signedIn.expiresAt ?? Date()).timeIntervalSinceNow
-            time.advance(by: lifetime - 30)
-            #expect(first.localCredentials(for: id, minTTL: 60) == nil, "expires within minTTL")
-            #expect(first.localCredentials(for: id) == signedIn, "still valid")
-            time.advance(by: 31)
-            #expect(first.localCredentials(for: id) == nil, "expired")
-            #expect(first.evict { $0.hasSuffix(id.account) } == 1)
-            #expect(first.localCredentials(for: id) == nil, "evicted")
+            try await Self.withTwoInstances(emulator) { first, second, time in
+                let signedIn = try await Self.signIn(emulator)
+                let id = try await first.create(signedIn)
+                #expect(first.localCredentials(for: id) == signedIn)
+                #expect(first.localCredentials(for: SessionID()) == nil, "an unknown id")
+                #expect(second.localCredentials(for: id) == nil, "stored, but not in this instance's memory")
+                #expect(second.cachedCount == 0, "and asking did not admit it")
+                let lifetime = (signedIn.expiresAt ?? Date()).timeIntervalSinceNow
+                time.advance(by: lifetime - 30)
+                #expect(first.localCredentials(for: id, minTTL: 60) == nil, "expires within minTTL")
+                #expect(first.localCredentials(for: id) == signedIn, "still valid")
+                time.advance(by: 31)
+                #expect(first.localCredentials(for: id) == nil, "expired")
+                #expect(first.evict { $0.hasSuffix(id.account) } == 1)
+                #expect(first.localCredentials(for: id) == nil, "evicted")
+            }
         }
     }
 
     @Test("a logout on one instance: the other stops serving the session once it hears of the change")
     func logoutSeenElsewhere() async throws {
         try await LiveEmulator.with { emulator in
-            let folder = try TemporaryFolder(prefix: "sessionkit-directory").url
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let time = TestClock()
-            let first = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
-            let second = try Self.instance(emulator, try LiveSession.makeStore(folder), time: time)
-            let id = try await first.create(try await Self.signIn(emulator))
-            _ = try await second.credentials(for: id)
-            let result = try await first.logout(id)
-            #expect(result.hadSession && result.revoked)
-            // The second instance still holds the valid token in memory until told (PostgreSQL tells it).
-            #expect(second.evict { $0.hasSuffix(id.account) } == 1)
-            await #expect(throws: SessionKitError.self) { _ = try await second.credentials(for: id) }
-            do {
+            try await Self.withTwoInstances(emulator) { first, second, _ in
+                let id = try await first.create(try await Self.signIn(emulator))
                 _ = try await second.credentials(for: id)
-            } catch let error as SessionKitError {
-                #expect(error.code == .signInRequired)
+                let result = try await first.logout(id)
+                #expect(result.hadSession && result.revoked)
+                // The second instance still holds the valid token in memory until told (PostgreSQL tells it).
+                #expect(second.evict { $0.hasSuffix(id.account) } == 1)
+                await #expect(throws: SessionKitError.self) { _ = try await second.credentials(for: id) }
+                do {
+                    _ = try await second.credentials(for: id)
+                } catch let error as SessionKitError {
+                    #expect(error.code == .signInRequired)
+                }
             }
         }
     }

@@ -10,13 +10,8 @@ import SessionKitTestSupport
 /// closed the connection without one.
 enum RawHTTP {
     static func send(_ request: String, port: Int, timeout: TimeInterval = 10) -> Int? {
-        guard let fd = IdleConnections.connect(port: port) else { return nil }
+        guard let fd = connection(sending: request, port: port, timeout: timeout) else { return nil }
         defer { close(fd) }
-        var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
-        else { return nil }
         var answer = [UInt8](repeating: 0, count: 64)
         let count = recv(fd, &answer, answer.count, 0)
         guard count >= 12 else { return nil }
@@ -36,13 +31,8 @@ enum RawHTTP {
     }
 
     private static func pipelinedNow(_ requests: String, port: Int, timeout: TimeInterval) -> String? {
-        guard let fd = IdleConnections.connect(port: port) else { return nil }
+        guard let fd = connection(sending: requests, port: port, timeout: timeout) else { return nil }
         defer { close(fd) }
-        var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(requests.utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
-        else { return nil }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {
@@ -51,5 +41,20 @@ enum RawHTTP {
             received += chunk[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// A connection to the loopback `port` with `request` sent on it whole and reads that give up after
+    /// `timeout`, or `nil` (nothing left open) when either fails. The caller closes it.
+    private static func connection(sending request: String, port: Int, timeout: TimeInterval) -> Int32? {
+        guard let fd = IdleConnections.connect(port: port) else { return nil }
+        var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
+        else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 }
