@@ -47,17 +47,24 @@ package struct FrozenPostgres: Sendable {
         guard let first = pidFile.split(separator: "\n").first, let postmaster = pid_t(first) else {
             throw CocoaError(.fileReadCorruptFile)
         }
-        let pids = [postmaster] + children(of: postmaster)
-        let frozen = FrozenPostgres(pids: pids)
-        for pid in pids where kill(pid, SIGSTOP) != 0 {
-            frozen.thaw()
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+        var pids: [pid_t] = []
+        for pid in [postmaster] + children(of: postmaster) {
+            if kill(pid, SIGSTOP) == 0 {
+                pids.append(pid)
+            } else if errno != ESRCH || pid == postmaster {
+                let code = POSIXErrorCode(rawValue: errno) ?? .EPERM
+                FrozenPostgres(pids: pids).thaw()
+                throw POSIXError(code)
+            }
+            // ESRCH for a child: a backend whose connection closed as the list was read has gone; nothing to stop.
         }
-        // Stopping is asynchronous: wait until the kernel shows every process stopped ('T'), or the test would
-        // measure a database that still answers.
+        let frozen = FrozenPostgres(pids: pids)
+        // Stopping is asynchronous: wait until the kernel shows every process stopped ('T') or gone (a backend
+        // that was already exiting), or the test would measure a database that still answers.
+        let settled = { (pid: pid_t) in isStopped(pid) || !FileManager.default.fileExists(atPath: "/proc/\(pid)") }
         let deadline = ContinuousClock.now + .seconds(2)
-        while !pids.allSatisfy(isStopped), ContinuousClock.now < deadline { usleep(1000) }
-        guard pids.allSatisfy(isStopped) else {
+        while !pids.allSatisfy(settled), ContinuousClock.now < deadline { usleep(1000) }
+        guard pids.allSatisfy(settled) else {
             frozen.thaw()
             throw POSIXError(.ESRCH)
         }
