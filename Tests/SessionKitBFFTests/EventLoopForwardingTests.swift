@@ -96,6 +96,27 @@ struct EventLoopForwardingTests {
         await upstream.stop()
     }
 
+    @Test("sessionkit-bff --no-event-loop-forwarding: the example forwards through its router, and signs in")
+    func exampleFlag() async throws {
+        try await LiveEmulator.with { emulator in
+            let folder = try TemporaryFolder(prefix: "sessionkit-bff-router")
+            defer { folder.remove() }
+            let keyFile = try ProcessInstance.keyFile(for: BFFPostgres.Deployment(), in: folder)
+            let instance = try await ProcessInstance.startInMemory(
+                emulator: emulator, keyFile: keyFile, extraArguments: ["--no-event-loop-forwarding"])
+            let browser = CookieBrowser()
+            do {
+                #expect(try await browser.signIn(through: instance.url).status == 303)
+                let userinfo = try await browser.get(instance.at("/api/userinfo"), headers: [("X-CSRF", "1")])
+                #expect(userinfo.status == 200 && userinfo.json["email"] as? String == AuthEmulator.User.aliceEmail)
+            } catch {
+                Issue.record(error)
+            }
+            await browser.shutdown()
+            await instance.stop()
+        }
+    }
+
     @Test("pipelined requests are answered in their order, whichever path answers each")
     func pipelinedOrder() async throws {
         try await ForwardingTests.withSignedIn { _, _, instance, browser in
