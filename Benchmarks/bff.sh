@@ -63,6 +63,14 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # SIGTERM asks for a graceful stop: one that has not happened within 10 s is reported, not left running.
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "$(cat "/proc/$pid/comm" 2>/dev/null) ($pid) did not stop within 10 s of SIGTERM; killed" >&2
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+    done
     rm -rf "$work" ${nginx_dir:+"$nginx_dir"}
 }
 trap cleanup EXIT

@@ -20,7 +20,12 @@ func runNIORelay(port: Int, upstream: SocketAddress, host: String) async throws 
             }
         }
         .bind(host: "127.0.0.1", port: port).get()
-    try await channel.closeFuture.get()
+    // Until the task is cancelled (the Hummingbird side has stopped on SIGTERM): then the listener closes.
+    try await withTaskCancellationHandler {
+        try await channel.closeFuture.get()
+    } onCancel: {
+        channel.close(promise: nil)
+    }
 }
 
 /// The browser's side of one connection: requests in, answers out.
