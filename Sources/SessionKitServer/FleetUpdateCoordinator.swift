@@ -30,7 +30,8 @@ struct FleetUpdateCoordinator: SessionCoordinator {
     func deleteIfUnreadable() async throws(SessionKitError) -> Bool { try await base.deleteIfUnreadable() }
 
     /// See `AtomicUpdateCoordinator.takeAnnounced(_:)`.
-    func takeAnnounced(_ item: VersionedItem) { base.takeAnnounced(item) }
+    @discardableResult
+    func takeAnnounced(_ item: VersionedItem) -> Bool { base.takeAnnounced(item) }
 
     /// Whether the directory's follower receives the store's announcements now.
     var followsAnnouncements: Bool { fleet.listening.isListening }

@@ -4,14 +4,26 @@ import Synchronization
 
 extension VersionedStoreCoordinator {
     /// Takes a record that the store announced with a change when it moves forward the version this coordinator
-    /// knows; ignores one that does not; and drops the record held, for the next call to read, when it knows no
-    /// version yet or cannot decode the item.
-    func takeAnnounced(_ item: VersionedItem) {
-        let known = knownVersion.withLock { $0 }
-        if known > 0, item.version <= known { return }
-        guard known > 0, var record = try? SessionRecord.stored(item.data) else {
+    /// knows, and ignores one that does not. Drops the record held, for the next call to read, when the item cannot
+    /// be decoded.
+    ///
+    /// Before any version is known (a first read under way, or none yet), an announcement cannot be judged: it is
+    /// kept aside, for ``noteKnownVersion(_:)`` to take once a read gives a version it moves forward, and the record
+    /// held is dropped. Waiting calls are not woken by it, nor by an announcement ignored: neither brings news.
+    @discardableResult
+    func takeAnnounced(_ item: VersionedItem) -> Bool {
+        let known = versions.withLock { state in
+            if state.known == 0, item.version > (state.unvouched?.version ?? 0) { state.unvouched = item }
+            return state.known
+        }
+        guard known > 0 else {
             held.drop()
-            return
+            return false
+        }
+        if item.version <= known { return false }
+        guard var record = try? SessionRecord.stored(item.data) else {
+            held.drop()
+            return true
         }
         record.storeVersion = item.version
         held.withLock { cached in
@@ -19,6 +31,7 @@ extension VersionedStoreCoordinator {
             cached = record
         }
         noteKnownVersion(item.version)
+        return true
     }
 
     /// Whether the directory's follower receives the store's announcements now.

@@ -36,8 +36,10 @@ final class VersionedStoreCoordinator: SessionCoordinator {
     /// The directory's fleet, for a directory's manager.
     let fleet: DirectoryFleet?
     /// The newest version of the record that this coordinator has read, written or taken from an announcement
-    /// (`0`: none yet, or no row). An announced record is taken only when it moves this forward.
-    let knownVersion = Mutex<UInt64>(0)
+    /// (`0`: none yet, or no row), and the newest announcement that came before any version was known. An
+    /// announced record is taken only when it moves the known version forward; one that came first waits for a
+    /// read to give a version it must move forward (see ``noteKnownVersion(_:)``).
+    let versions = Mutex<(known: UInt64, unvouched: VersionedItem?)>((0, nil))
 
     /// A coordinator for the record under `key` in `store`, keeping what it reads and writes in `held`, for a
     /// manager of `fleet` (if any).
@@ -113,9 +115,21 @@ final class VersionedStoreCoordinator: SessionCoordinator {
         }
     }
 
-    /// Records that the store held the record at `version` (a read, a write, a refusal or an announcement taken).
+    /// Records that the store held the record at `version` (a read, a write, a refusal or an announcement taken),
+    /// and takes an announcement that came before any version was known once it moves that version forward.
+    ///
+    /// That announcement was written after the read that gave the version: a first read that met another
+    /// instance's lease, and was answered only after that instance's renewal was announced (a loaded machine),
+    /// finds the renewed record here instead of reading it again. A replayed announcement of an older write does
+    /// not move the version forward and is dropped, as it is when it comes later.
     func noteKnownVersion(_ version: UInt64) {
-        knownVersion.withLock { $0 = max($0, version) }
+        let vouched = versions.withLock { state -> VersionedItem? in
+            state.known = max(state.known, version)
+            guard state.known > 0, let item = state.unvouched else { return nil }
+            state.unvouched = nil
+            return item.version > state.known ? item : nil
+        }
+        if let vouched { takeAnnounced(vouched) }
     }
 
     /// See `AsyncSecureStore.deleteSessionIfUnreadable(forKey:held:)`.

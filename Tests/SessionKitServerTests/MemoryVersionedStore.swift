@@ -15,13 +15,18 @@ final class MemoryVersionedStore: VersionedSecureStore {
 
     let service = "tests.versioned.\(UUID().uuidString)"
     private let items = Mutex([String: Item]())
+    /// Plain and versioned reads asked for (leasing reads are not counted).
+    let reads = Atomic(0)
     /// Conditional writes asked for, written or refused.
     let replaces = Atomic(0)
     /// Plain updates asked for.
     let updates = Atomic(0)
     let refuseAll = Atomic(false)
 
-    func data(forKey key: String) async throws(SecureStoreError) -> Data? { items.withLock { $0[key]?.data } }
+    func data(forKey key: String) async throws(SecureStoreError) -> Data? {
+        reads.add(1, ordering: .relaxed)
+        return items.withLock { $0[key]?.data }
+    }
 
     func setData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
         items.withLock { Self.write(data, dueAt: nil, to: &$0[key, default: Item()]) }
@@ -42,7 +47,8 @@ final class MemoryVersionedStore: VersionedSecureStore {
     }
 
     func versionedData(forKey key: String) async throws(SecureStoreError) -> VersionedItem {
-        items.withLock { Self.versioned($0[key]) }
+        reads.add(1, ordering: .relaxed)
+        return items.withLock { Self.versioned($0[key]) }
     }
 
     func replace(forKey key: String, ifVersion version: UInt64, with data: Data?, dueAt: Date?)

@@ -145,22 +145,29 @@ struct VersionedStoreCoordinatorTests {
             return next
         }
         let cleared = try await store.versionedData(forKey: Self.key)
-        // Forward: taken, with nothing read.
-        reader.takeAnnounced(cleared)
+        // Forward: taken, with nothing read, and news for a waiting call.
+        #expect(reader.takeAnnounced(cleared))
         #expect(reader.knownRecord()?.credentials == nil && reader.knownRecord()?.storeVersion == cleared.version)
-        // A replay of the sign-in: ignored, whatever is held.
-        reader.takeAnnounced(signedIn)
+        // A replay of the sign-in: ignored, whatever is held, and no news.
+        #expect(!reader.takeAnnounced(signedIn))
         #expect(reader.knownRecord()?.credentials == nil)
         reader.held.drop()
-        reader.takeAnnounced(signedIn)
+        #expect(!reader.takeAnnounced(signedIn))
         #expect(reader.knownRecord() == nil)
-        // A coordinator that knows no version takes nothing: it drops what it holds, and the next call reads.
+        // A coordinator that knows no version takes nothing: it drops what it holds, and the next call reads. What
+        // was announced waits for that read to vouch for it: a replay of an older write is then dropped.
         let fresh = Self.coordinator(store)
-        fresh.takeAnnounced(VersionedItem(data: signedIn.data, version: cleared.version + 1))
+        #expect(!fresh.takeAnnounced(VersionedItem(data: signedIn.data, version: cleared.version + 1)))
         #expect(fresh.knownRecord() == nil)
+        let late = Self.coordinator(store)
+        #expect(!late.takeAnnounced(signedIn))
+        #expect(late.knownRecord() == nil)
+        _ = try await late.read()
+        #expect(late.knownRecord()?.credentials == nil, "a replay kept aside was taken once a version was known")
+        #expect(late.versions.withLock { $0.unvouched } == nil)
         // An item that cannot be read drops what is held.
         _ = try await reader.read()
-        reader.takeAnnounced(VersionedItem(data: Data("not a record".utf8), version: cleared.version + 5))
+        #expect(reader.takeAnnounced(VersionedItem(data: Data("not a record".utf8), version: cleared.version + 5)))
         #expect(reader.knownRecord() == nil)
     }
 

@@ -13,10 +13,11 @@ extension SessionManager {
     /// decides when to sleep and when to read; an announcement (``storeDidChange()``) ends a sleep early, and one
     /// that brought the record (``storeDidChange(to:)``) ends the wait with it, with nothing read.
     ///
-    /// `epoch` is ``ChangeSignal/epoch`` read before the read that called for the wait was sent: an announcement
-    /// that came while that read was under way (the other renewal written meanwhile, and the record it brought
-    /// dropped as of a version this manager did not know yet) ends the first sleep at once. Without it, the wait
-    /// slept through its whole safety-net pause, a second: a 1-second tail in `Benchmarks/server.sh`'s storm.
+    /// `epoch` is ``ChangeSignal/epoch`` read before the read that called for the wait was sent: a signal that
+    /// came while that read was under way ends the first sleep at once. Without it, the wait slept through its
+    /// whole safety-net pause, a second: a 1-second tail in `Benchmarks/server.sh`'s storm. (An announced record
+    /// that came during a first read is now kept aside and taken as the read ends, when it is newer: the look at
+    /// the record held before the first sleep finds it.)
     func waitForOtherRenewal(
         until deadline: ContinuousClock.Instant, since epoch: Int, endsWait: (SessionRecord) -> Bool
     ) async throws(SessionKitError) -> SessionRecord {

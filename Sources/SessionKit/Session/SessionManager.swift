@@ -209,13 +209,14 @@ public actor SessionManager {
     ///
     /// Only an item that moves forward a version this manager has read or written is taken: an authentic
     /// announcement may be a replay of an old write, so an item at a version no newer than that is ignored (what is
-    /// held is as new), and a manager that has read no version yet (or found no record) reads the store instead of
-    /// taking anything. An item that cannot be read is treated as ``storeDidChange()``. Versions are kept for a
-    /// ``SecureStore/VersionedSecureStore`` coordinated by SessionKitServer (a `SessionDirectory`'s managers, or its
-    /// initialiser for such a store); any other manager treats every announced item as ``storeDidChange()``.
+    /// held is as new, and waiting calls are not woken). A manager that has read no version yet (or found no
+    /// record) keeps the item aside and takes it once its read gives a version the item moves forward; until then
+    /// the next call reads the store. An item that cannot be read is treated as ``storeDidChange()``. Versions are
+    /// kept for a ``SecureStore/VersionedSecureStore`` coordinated by SessionKitServer (a `SessionDirectory`'s
+    /// managers, or its initialiser for such a store); any other manager treats every announced item as
+    /// ``storeDidChange()``.
     public nonisolated func storeDidChange(to item: VersionedItem) {
-        coordinator.takeAnnounced(item)
-        changes.signal()
+        if coordinator.takeAnnounced(item) { changes.signal() }
     }
 
     /// Whether this manager holds something the store does not have yet: a renewal under way, or renewed

@@ -115,8 +115,10 @@ package struct AtomicUpdateCoordinator: SessionCoordinator {
 
     /// Drops the record held: an update's store does not version its items, so nothing says whether an
     /// announced one is newer.
-    package func takeAnnounced(_ item: VersionedItem) {
+    @discardableResult
+    package func takeAnnounced(_ item: VersionedItem) -> Bool {
         held.drop()
+        return true
     }
 
     /// Whether the store keeps a journal.

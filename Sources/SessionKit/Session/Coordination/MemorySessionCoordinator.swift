@@ -103,8 +103,10 @@ package struct MemorySessionCoordinator: SessionCoordinator {
     package func deleteIfUnreadable() async throws(SessionKitError) -> Bool { false }
 
     /// Drops the record held, for the next call to read.
-    package func takeAnnounced(_ item: VersionedItem) {
+    @discardableResult
+    package func takeAnnounced(_ item: VersionedItem) -> Bool {
         held.drop()
+        return true
     }
 
     /// Whether the records keep a journal.

@@ -53,7 +53,12 @@ package protocol SessionCoordinator: Sendable {
 
     /// Takes a record the store announced with a change (`SessionManager.storeDidChange(to:)`), where the
     /// store's versions say it is newer than what is held; else drops what is held, for the next call to read.
-    func takeAnnounced(_ item: VersionedItem)
+    ///
+    /// - Returns: Whether what is held changed (taken or dropped), so that a call waiting for another renewal
+    ///   should look again; `false` for an item the store's versions show is no news: no newer than what is
+    ///   known, or kept aside for a read under way to vouch for.
+    @discardableResult
+    func takeAnnounced(_ item: VersionedItem) -> Bool
 
     /// Whether the store's announcements reach this manager now: then a wait for another renewal is woken by
     /// them and polls only as a safety net.
